@@ -1,0 +1,33 @@
+"""The rules core: ten chess and losing-chess rule sets on one numba bitboard generator.
+
+Other packages use only this facade::
+
+    from engine import Game
+    game = Game("antichess")
+    game.push("e2e3")
+    [m.uci() for m in game.legal_moves()]
+
+`Game`, `Move` and `Outcome` live in `engine.game`, which loads numba; importing
+`engine` alone does not, so protocol adapters can answer a GUI before the JIT is ready.
+"""
+
+from .rules import RULE_SETS, RuleError, RuleSet, get_rule_set, rule_set_names
+
+__all__ = [
+    "Game", "Move", "Outcome", "FenError", "IllegalMoveError", "InvalidMoveError",
+    "RULE_SETS", "RuleError", "RuleSet", "get_rule_set", "rule_set_names",
+]
+
+_LAZY = {
+    "Game": "game", "Move": "game", "Outcome": "game", "IllegalMoveError": "game",
+    "InvalidMoveError": "game", "FenError": "fen",
+}
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        import importlib
+
+        module = importlib.import_module(f".{_LAZY[name]}", __name__)
+        return getattr(module, name)
+    raise AttributeError(f"module 'engine' has no attribute {name!r}")

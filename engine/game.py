@@ -1,0 +1,431 @@
+"""`Game`: the Python facade over the rules kernels, the only engine API other packages use."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import movegen
+from .bitboards import (
+    ANTIKING, BISHOP, CAPTURE_FLAG, KNIGHT, MAX_MOVES, MOVE_EN_PASSANT, MOVE_PASS, OCC, P_HALFMOVE,
+    P_KEY, P_PLY, P_SIDE, PASS_MOVE, PAWN, PIECE_LETTERS, POS_SIZE, QUEEN, ROOK, DARK_SQUARES,
+    parse_square, square_name,
+)
+from .fen import FenError, format_fen, parse_fen
+from .rules import R_MUST_CAPTURE, REASONS, RuleSet, get_rule_set
+
+MAX_PERFT_DEPTH = 30
+_HEADROOM = MAX_PERFT_DEPTH + 4
+
+
+class InvalidMoveError(ValueError):
+    """A move string that is not a move in any notation the engine reads."""
+
+
+class IllegalMoveError(ValueError):
+    """A well-formed move that the rules do not allow here; `reason` says why."""
+
+    def __init__(self, move_text: str, reason: str):
+        super().__init__(f"illegal move {move_text} ({reason})")
+        self.move_text = move_text
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class Move:
+    """A move as the kernels encode it; compare and hash by value.
+
+    `uci()` gives UCI notation (`e2e4`, `e7e8q`, `0000` for a pass), `course()` the MIT
+    course notation (`e2-e4`; a queen promotion has no suffix).
+    """
+
+    code: int
+
+    @classmethod
+    def null(cls) -> "Move":
+        """The pass: the side to move gives up its turn (only when the rules make it)."""
+        return cls(PASS_MOVE)
+
+    @property
+    def is_pass(self) -> bool:
+        return (self.code >> 15) & 7 == MOVE_PASS
+
+    @property
+    def from_square(self) -> int:
+        return self.code & 63
+
+    @property
+    def to_square(self) -> int:
+        return (self.code >> 6) & 63
+
+    @property
+    def promotion(self) -> str | None:
+        """Promotion piece letter ('q', 'r', 'b', 'n', 'k') or None."""
+        piece = (self.code >> 12) & 7
+        return PIECE_LETTERS[piece] if piece else None
+
+    @property
+    def is_capture(self) -> bool:
+        return bool(self.code & CAPTURE_FLAG)
+
+    @property
+    def is_en_passant(self) -> bool:
+        return (self.code >> 15) & 7 == MOVE_EN_PASSANT
+
+    def uci(self) -> str:
+        if self.is_pass:
+            return "0000"
+        return square_name(self.from_square) + square_name(self.to_square) + (self.promotion or "")
+
+    def course(self) -> str:
+        if self.is_pass:
+            return "pass"
+        suffix = self.promotion if self.promotion not in (None, "q") else ""
+        return f"{square_name(self.from_square)}-{square_name(self.to_square)}{suffix}"
+
+    def __str__(self) -> str:
+        return self.uci()
+
+    def __repr__(self) -> str:
+        return f"Move({self.uci()!r})"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How a game ended: `winner` is 'white', 'black' or None (draw); `reason` a REASONS name."""
+
+    winner: str | None
+    reason: str
+
+    @property
+    def result(self) -> str:
+        """'1-0', '0-1' or '1/2-1/2'."""
+        return {"white": "1-0", "black": "0-1", None: "1/2-1/2"}[self.winner]
+
+
+class Game:
+    """A game under one rule set: position, history, legal moves, outcome and perft.
+
+    Moves may be given as `Move` objects or as text in UCI (`e2e4`, `e7e8q`), course
+    (`e2-e4`) or pass (`0000`, `@@@@`) notation.  Every method leaves the game unchanged
+    when it raises.
+    """
+
+    def __init__(self, variant: str | RuleSet = "chess", fen: str | None = None):
+        self.rules = get_rule_set(variant)
+        self._rules_array = self.rules.to_array()
+        relaxed = self._rules_array.copy()
+        relaxed[R_MUST_CAPTURE] = 0
+        relaxed.setflags(write=False)
+        self._relaxed_rules = relaxed
+        self._stack = np.zeros((64 + _HEADROOM, POS_SIZE), dtype=np.uint64)
+        self._mlist = np.zeros((64 + _HEADROOM, MAX_MOVES), dtype=np.int32)
+        self._moves: list[Move] = []
+        self._legal: list[Move] | None = None
+        self.set_fen(fen if fen is not None else self.rules.start_fen)
+
+    # -- position ----------------------------------------------------------------------
+
+    @property
+    def variant(self) -> str:
+        """The canonical name of the rule set."""
+        return self.rules.name
+
+    def set_fen(self, fen: str) -> None:
+        """Start from `fen` with an empty history; FenError (game unchanged) if invalid."""
+        row = parse_fen(fen, self.rules)
+        self._stack[0] = row
+        self._moves = []
+        self._legal = None
+        self._start_fen = format_fen(row, self.rules)
+
+    def reset(self) -> None:
+        """Back to the rule set's start position."""
+        self.set_fen(self.rules.start_fen)
+
+    def fen(self) -> str:
+        """FEN of the current position (anti-kings `A`/`a`; see engine.fen)."""
+        return format_fen(self._row(), self.rules)
+
+    @property
+    def start_fen(self) -> str:
+        """FEN of the position the history starts from."""
+        return self._start_fen
+
+    @property
+    def turn(self) -> str:
+        """'white' or 'black': the side to move."""
+        return "black" if int(self._row()[P_SIDE]) else "white"
+
+    @property
+    def ply(self) -> int:
+        """Plies played since the rule set's start position (from the FEN's move number)."""
+        return int(self._row()[P_PLY])
+
+    @property
+    def halfmove_clock(self) -> int:
+        return int(self._row()[P_HALFMOVE])
+
+    @property
+    def key(self) -> int:
+        """Zobrist key of the current position."""
+        return int(self._row()[P_KEY])
+
+    @property
+    def move_stack(self) -> list[Move]:
+        """The moves pushed since the start position, oldest first (a copy)."""
+        return list(self._moves)
+
+    def piece_at(self, square: int | str) -> str | None:
+        """FEN letter of the piece on `square` (0-63 or 'e4'), or None if empty."""
+        if isinstance(square, str):
+            square = parse_square(square)
+        row = self._row()
+        for color in (0, 1):
+            for piece, letter in enumerate(PIECE_LETTERS):
+                if int(row[color * 8 + piece]) >> square & 1:
+                    return letter.upper() if color == 0 else letter
+        return None
+
+    def piece_count(self, color: str) -> int:
+        """Number of pieces `color` ('white' or 'black') has on the board."""
+        return int(self._row()[(0 if color == "white" else 1) * 8 + OCC]).bit_count()
+
+    def is_check(self) -> bool:
+        """True if the side to move's royal king is attacked."""
+        return bool(movegen.check_state(self._row(), self._rules_array) & 1)
+
+    def is_anticheck(self) -> bool:
+        """True if the side to move's anti-king is attacked by no enemy piece."""
+        return bool(movegen.check_state(self._row(), self._rules_array) & 2)
+
+    def copy(self) -> "Game":
+        """An independent game with the same rule set, start position and history."""
+        twin = Game(self.rules, self._start_fen)
+        for move in self._moves:
+            twin.push(move)
+        return twin
+
+    # -- moves -------------------------------------------------------------------------
+
+    def legal_moves(self) -> list[Move]:
+        """Every move the side to move may play (the pass alone when it must pass;
+        none when the game is over by rule)."""
+        if self._legal is None:
+            idx = np.int64(len(self._moves))
+            n = movegen.legal_moves(self._stack, idx, self._rules_array, self._mlist)
+            self._legal = [Move(int(code)) for code in self._mlist[idx, :n]]
+        return list(self._legal)
+
+    def is_legal(self, move: Move | str) -> bool:
+        """True if `move` (a Move or move text) is legal now; never raises."""
+        try:
+            self.parse_move(move)
+        except ValueError:
+            return False
+        return True
+
+    def parse_move(self, move: Move | str) -> Move:
+        """The legal Move meant by `move`.
+
+        Raises InvalidMoveError for text that is no move, IllegalMoveError (with a reason)
+        for a move the rules forbid here.
+        """
+        legal = self.legal_moves()
+        if isinstance(move, Move):
+            if move in legal:
+                return move
+            raise IllegalMoveError(move.uci(), self._illegal_reason(move.from_square, move.to_square, move.is_pass))
+        text = str(move).strip()
+        origin, target, promotion, is_pass = _parse_move_text(text)
+        if is_pass:
+            for candidate in legal:
+                if candidate.is_pass:
+                    return candidate
+            raise IllegalMoveError(text, self._illegal_reason(0, 0, True))
+        matches = [m for m in legal if not m.is_pass and m.from_square == origin and m.to_square == target]
+        if promotion is not None:
+            matches = [m for m in matches if m.promotion == promotion]
+        elif len({m.promotion for m in matches}) > 1:
+            queen = [m for m in matches if m.promotion == "q"]
+            if "-" in text and queen:
+                matches = queen
+            else:
+                raise IllegalMoveError(text, "promotion piece missing")
+        if not matches:
+            raise IllegalMoveError(text, self._illegal_reason(origin, target, False))
+        return matches[0]
+
+    def _illegal_reason(self, origin: int, target: int, is_pass: bool) -> str:
+        if self.outcome() is not None:
+            return "game over"
+        if is_pass:
+            return "passing is allowed only without a legal move"
+        idx = np.int64(len(self._moves))
+        self._ensure_capacity(3)
+        n = movegen.gen_legal(self._stack, idx, self._relaxed_rules, self._mlist)
+        relaxed = self._mlist[idx, :n]
+        if any((code & 63) == origin and (code >> 6) & 63 == target for code in relaxed):
+            return "forced capture"
+        if self.piece_at(origin) is None:
+            return "no piece on " + square_name(origin)
+        letter = self.piece_at(origin)
+        if (letter.isupper()) != (self.turn == "white"):
+            return "not your piece"
+        if self.is_check():
+            return "in check"
+        return "not a legal move"
+
+    def push(self, move: Move | str) -> Move:
+        """Play `move` (validated; see parse_move) and return it as a Move."""
+        legal_move = self.parse_move(move)
+        idx = len(self._moves)
+        self._ensure_capacity(3)
+        movegen.make_move(self._stack, np.int64(idx), np.int64(idx + 1),
+                          np.int32(legal_move.code), self._rules_array)
+        self._moves.append(legal_move)
+        self._legal = None
+        return legal_move
+
+    def pop(self) -> Move:
+        """Take back the last move and return it; IndexError if there is none."""
+        if not self._moves:
+            raise IndexError("no move to take back")
+        self._legal = None
+        return self._moves.pop()
+
+    # -- results -----------------------------------------------------------------------
+
+    def outcome(self, claim_draw: bool = False) -> Outcome | None:
+        """How the game has ended, or None while it goes on.
+
+        Rule endings (mate, extinction, stalemate, passes, ply limit) come first; then, in
+        rule sets with FIDE draw rules, insufficient material (chess only), the 75-move
+        rule and fivefold repetition; with `claim_draw` also the 50-move rule and
+        threefold repetition.
+        """
+        idx = np.int64(len(self._moves))
+        self._ensure_capacity(3)
+        status = int(movegen.game_status(self._stack, idx, self._rules_array, self._mlist))
+        self._legal = None  # game_status reuses the move buffer of this row
+        if status >= 0:
+            reason, result = divmod(status, 3)
+            return Outcome(("white", "black", None)[result], REASONS[reason])
+        if not self.rules.draw_rules:
+            return None
+        if self.rules.name == "chess" and self._insufficient_material():
+            return Outcome(None, "insufficient material")
+        if self.halfmove_clock >= 150:
+            return Outcome(None, "seventy-five-move rule")
+        repetitions = self._repetitions()
+        if repetitions >= 5:
+            return Outcome(None, "fivefold repetition")
+        if claim_draw:
+            if self.halfmove_clock >= 100:
+                return Outcome(None, "fifty-move rule")
+            if repetitions >= 3:
+                return Outcome(None, "threefold repetition")
+        return None
+
+    def is_game_over(self, claim_draw: bool = False) -> bool:
+        return self.outcome(claim_draw) is not None
+
+    def _repetitions(self) -> int:
+        """How many times the current position has occurred since the last irreversible move."""
+        idx = len(self._moves)
+        key = self._stack[idx, P_KEY]
+        lookback = min(idx, self.halfmove_clock)
+        seen = 1
+        for back in range(2, lookback + 1, 2):
+            if self._stack[idx - back, P_KEY] == key:
+                seen += 1
+        return seen
+
+    def _insufficient_material(self) -> bool:
+        row = self._row()
+        heavy = 0
+        for color in (0, 1):
+            heavy |= int(row[color * 8 + PAWN]) | int(row[color * 8 + ROOK]) | int(row[color * 8 + QUEEN])
+        if heavy:
+            return False
+        knights = int(row[KNIGHT]) | int(row[8 + KNIGHT])
+        bishops = int(row[BISHOP]) | int(row[8 + BISHOP])
+        if (knights | bishops).bit_count() <= 1:
+            return True
+        dark = int(DARK_SQUARES)
+        return not knights and (not bishops & dark or not bishops & ~dark)
+
+    # -- perft -------------------------------------------------------------------------
+
+    def perft(self, depth: int) -> int:
+        """Leaf nodes `depth` plies below the current position (0 <= depth <= 30)."""
+        depth = _check_depth(depth)
+        if depth == 0:
+            return 1
+        idx = len(self._moves)
+        self._ensure_capacity(depth + 3)
+        nodes = movegen.perft(self._stack, np.int64(idx), np.int64(depth), self._rules_array, self._mlist)
+        self._legal = None
+        return int(nodes)
+
+    def perft_divide(self, depth: int) -> list[tuple[Move, int]]:
+        """(root move, leaf nodes below it) for every legal move, for depth >= 1."""
+        depth = _check_depth(depth)
+        if depth == 0:
+            raise ValueError("divide needs depth >= 1")
+        result = []
+        for move in self.legal_moves():
+            self.push(move)
+            try:
+                result.append((move, self.perft(depth - 1)))
+            finally:
+                self.pop()
+        return result
+
+    # -- internals ---------------------------------------------------------------------
+
+    def _row(self) -> np.ndarray:
+        return self._stack[len(self._moves)]
+
+    def _ensure_capacity(self, rows_ahead: int) -> None:
+        needed = len(self._moves) + rows_ahead + 1
+        if needed > self._stack.shape[0]:
+            size = max(needed + _HEADROOM, 2 * self._stack.shape[0])
+            stack = np.zeros((size, POS_SIZE), dtype=np.uint64)
+            stack[: self._stack.shape[0]] = self._stack
+            self._stack = stack
+            self._mlist = np.zeros((size, MAX_MOVES), dtype=np.int32)
+            self._legal = None
+
+
+def _check_depth(depth) -> int:
+    if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)):
+        raise ValueError(f"depth must be an integer, got {depth!r}")
+    if not 0 <= depth <= MAX_PERFT_DEPTH:
+        raise ValueError(f"depth must be between 0 and {MAX_PERFT_DEPTH}, got {depth}")
+    return int(depth)
+
+
+def _parse_move_text(text: str) -> tuple[int, int, str | None, bool]:
+    """(origin, target, promotion letter or None, is_pass) for UCI, course or pass text."""
+    if text in ("0000", "@@@@", "pass", "null"):
+        return 0, 0, None, True
+    body = text
+    if len(body) >= 5 and body[2] == "-":
+        body = body[:2] + body[3:]
+    if len(body) not in (4, 5):
+        raise InvalidMoveError(f"not a move: {text!r}")
+    try:
+        origin = parse_square(body[:2])
+        target = parse_square(body[2:4])
+    except ValueError:
+        raise InvalidMoveError(f"not a move: {text!r}") from None
+    promotion = None
+    if len(body) == 5:
+        promotion = body[4].lower()
+        if promotion not in "nbrqk" or body[4] not in "nbrqkNBRQK":
+            raise InvalidMoveError(f"not a promotion piece in {text!r}")
+    if origin == target:
+        raise InvalidMoveError(f"not a move: {text!r}")
+    return origin, target, promotion, False

@@ -1,0 +1,105 @@
+"""The `antichess` command: one entry point with subcommands.
+
+    antichess perft --variant V [--fen FEN] --depth N [--divide]
+    antichess warmup
+
+Every error is one line on stderr (`antichess: error: ...`) and a non-zero exit status,
+never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+class _Parser(argparse.ArgumentParser):
+    """An ArgumentParser whose errors are a single line on stderr."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(2, f"antichess: error: {message}\n")
+
+
+class CommandError(Exception):
+    """A user error: printed as one line, exit status 1."""
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    from engine.rules import RULE_SETS
+
+    parser = _Parser(prog="antichess", description="Antichess and chess-variant engine.")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    perft = commands.add_parser("perft", help="count the leaf nodes of the move tree")
+    perft.add_argument("--variant", default="chess",
+                       help="rule set: " + ", ".join(RULE_SETS) + " (default chess)")
+    perft.add_argument("--fen", help="start position (default: the rule set's start position)")
+    perft.add_argument("--depth", required=True, help="plies to search, 0 to 30")
+    perft.add_argument("--divide", action="store_true", help="print the count below each root move")
+
+    commands.add_parser("warmup", help="compile the engine's kernels into the disk cache")
+    return parser
+
+
+def _perft(args: argparse.Namespace) -> None:
+    from engine.rules import RuleError, get_rule_set
+
+    try:
+        rules = get_rule_set(args.variant)
+    except RuleError as error:
+        raise CommandError(str(error)) from None
+    try:
+        depth = int(args.depth)
+    except ValueError:
+        raise CommandError(f"depth must be an integer, got {args.depth!r}") from None
+    if not 0 <= depth <= 30:
+        raise CommandError(f"depth must be between 0 and 30, got {depth}")
+
+    from engine import FenError, Game
+
+    try:
+        game = Game(rules, args.fen)
+    except FenError as error:
+        raise CommandError(f"invalid FEN: {error}") from None
+    if args.divide and depth >= 1:
+        rows = sorted(game.perft_divide(depth), key=lambda pair: pair[0].uci())
+        for move, nodes in rows:
+            print(f"{move.uci()}: {nodes}")
+        print()
+        total = sum(nodes for _, nodes in rows)
+    else:
+        total = game.perft(depth)
+    print(f"Nodes searched: {total}")
+
+
+def _warmup(args: argparse.Namespace) -> None:
+    from engine._jit import CACHE_DIR
+    from engine.warmup import warmup
+
+    seconds = warmup()
+    print(f"engine kernels ready in {seconds:.1f} s (cache: {CACHE_DIR})")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the `antichess` command line; returns the process exit status."""
+    parser = _build_parser()
+    args = parser.parse_args(argv)
+    handlers = {"perft": _perft, "warmup": _warmup}
+    if args.command is None:
+        parser.print_usage(sys.stderr)
+        return 2
+    try:
+        handlers[args.command](args)
+    except CommandError as error:
+        print(f"antichess: error: {error}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
+    sys.stdout.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

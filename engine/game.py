@@ -301,7 +301,7 @@ class Game:
         """How the game has ended, or None while it goes on.
 
         Rule endings (mate, extinction, stalemate, passes, ply limit) come first; then, in
-        rule sets with FIDE draw rules, insufficient material (chess only), the 75-move
+        rule sets with draw rules, insufficient material (its definition is a rule field), the 75-move
         rule and fivefold repetition; with `claim_draw` also the 50-move rule and
         threefold repetition.
         """
@@ -314,7 +314,7 @@ class Game:
             return Outcome(("white", "black", None)[result], REASONS[reason])
         if not self.rules.draw_rules:
             return None
-        if self.rules.name == "chess" and self._insufficient_material():
+        if self._insufficient_material():
             return Outcome(None, "insufficient material")
         if self.halfmove_clock >= 150:
             return Outcome(None, "seventy-five-move rule")
@@ -343,7 +343,20 @@ class Game:
         return seen
 
     def _insufficient_material(self) -> bool:
+        """The rule set's insufficient-material draw (python-chess's definitions)."""
+        kind = self.rules.insufficient_material
         row = self._row()
+        dark = int(DARK_SQUARES)
+        if kind == "opposite-bishops":
+            white, black = int(row[OCC]), int(row[8 + OCC])
+            bishops = int(row[BISHOP]) | int(row[8 + BISHOP])
+            if not white or not black or (white | black) != bishops:
+                return False
+            white_one_colour = not white & dark or not white & ~dark
+            black_one_colour = not black & dark or not black & ~dark
+            return white_one_colour and black_one_colour and bool(white & dark) != bool(black & dark)
+        if kind != "fide":
+            return False
         heavy = 0
         for color in (0, 1):
             heavy |= int(row[color * 8 + PAWN]) | int(row[color * 8 + ROOK]) | int(row[color * 8 + QUEEN])
@@ -353,7 +366,6 @@ class Game:
         bishops = int(row[BISHOP]) | int(row[8 + BISHOP])
         if (knights | bishops).bit_count() <= 1:
             return True
-        dark = int(DARK_SQUARES)
         return not knights and (not bishops & dark or not bishops & ~dark)
 
     # -- perft -------------------------------------------------------------------------

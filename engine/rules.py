@@ -100,6 +100,7 @@ class RuleSet:
     extinction_prevails: bool = False
     ply_limit: int = 0
     draw_rules: bool = True
+    insufficient_material: str = "fide"
     first_mover: str = "white"
     aliases: tuple[str, ...] = ()
     description: str = ""
@@ -156,6 +157,10 @@ class RuleSet:
             fail("a royal king is never captured, so extinction at 0 pieces cannot happen")
         if self.ply_limit < 0:
             fail("ply_limit is 0 (none) or positive")
+        if self.insufficient_material not in ("none", "fide", "opposite-bishops"):
+            fail("insufficient_material is none, fide or opposite-bishops")
+        if self.insufficient_material != "none" and not self.draw_rules:
+            fail("insufficient material is a draw rule; it needs draw_rules")
         if self.first_mover not in ("white", "black"):
             fail("first_mover is white or black")
         side = self.start_fen.split()[1] if len(self.start_fen.split()) > 1 else ""
@@ -220,6 +225,7 @@ ANTICHESS = CHESS.derive(
     promotion="nbrqk",
     extinction_count=0,
     stalemate_value=WIN,
+    insufficient_material="opposite-bishops",
     start_fen="rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w - - 0 1",
     description="lichess antichess: captures compulsory, no check, no castling, no pieces or no move wins",
 )
@@ -243,6 +249,7 @@ LOSERS = CHESS.derive(
     extinction_count=1,
     checkmate_value=WIN,
     stalemate_value=WIN,
+    insufficient_material="none",
     description="ICC wild 17: chess with compulsory legal captures; bare king, mated or stalemated side wins",
 )
 
@@ -253,6 +260,7 @@ MIT_ANTICHESS = CHESS.derive(
     extinction_count=1,
     stalemate_value=PASS,
     draw_rules=False,
+    insufficient_material="none",
     description="MIT 6.170 antichess: check rules first, then compulsory capture; bare king or mate wins",
 )
 
@@ -268,6 +276,7 @@ ANTIKING_ANTICHESS = MIT_ANTICHESS.derive(
 ANTIKING2 = CHESS.derive(
     "antiking2",
     anti_kings=True,
+    insufficient_material="none",
     start_fen="rnbqkbnr/pppppppp/3A4/8/8/3a4/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
     description="Aronson's Anti-King Chess II: FIDE chess plus anti-kings on d6 and d3",
 )
@@ -291,6 +300,7 @@ HACKERRANK = ANTICHESS.derive(
     stalemate_value=PIECE_COUNT,
     ply_limit=100,
     draw_rules=False,
+    insufficient_material="none",
     first_mover="black",
     start_fen="rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR b - - 0 1",
     description="HackerRank antichess: no double step, no promotion, 100 plies, fewer pieces wins",

@@ -18,10 +18,10 @@ import numba
 ENGINE_DIR = Path(__file__).resolve().parent
 
 
-def source_hash() -> str:
-    """A short hash of the engine's Python sources and the numba version."""
+def source_hash(directory: Path = ENGINE_DIR) -> str:
+    """A short hash of the engine's Python sources (in `directory`) and the numba version."""
     digest = hashlib.sha256(numba.__version__.encode())
-    for path in sorted(ENGINE_DIR.glob("*.py")):
+    for path in sorted(Path(directory).glob("*.py")):
         digest.update(path.name.encode())
         digest.update(path.read_bytes())
     return digest.hexdigest()[:16]

@@ -1,0 +1,59 @@
+"""The numba cache: a second fresh process loads every kernel without compiling, and any
+source change selects a new cache."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from engine._jit import ENGINE_DIR, source_hash
+
+ROOT = Path(__file__).resolve().parents[1]
+
+PROBE = r"""
+import json
+import numba
+from engine.warmup import warmup
+from engine import movegen, bitboards
+warmup()
+hits = misses = 0
+for module in (movegen, bitboards):
+    for value in vars(module).values():
+        if isinstance(value, numba.core.registry.CPUDispatcher):
+            hits += sum(value.stats.cache_hits.values())
+            misses += sum(value.stats.cache_misses.values())
+from engine import Game
+print(json.dumps({"hits": hits, "misses": misses, "perft": Game("antichess").perft(4)}))
+"""
+
+
+def _run_probe(cache_dir: Path) -> dict:
+    env = dict(os.environ, ANTICHESS_CACHE_DIR=str(cache_dir))
+    done = subprocess.run([sys.executable, "-c", PROBE], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_second_process_loads_from_cache_without_compiling(tmp_path):
+    first = _run_probe(tmp_path)
+    assert first["misses"] > 0  # the first process compiled into the empty cache
+    second = _run_probe(tmp_path)
+    assert second["misses"] == 0
+    assert second["hits"] > 0
+    assert second["perft"] == first["perft"] == 153299
+
+
+def test_cache_is_keyed_to_every_engine_source_file(tmp_path):
+    copy = tmp_path / "engine"
+    shutil.copytree(ENGINE_DIR, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    assert source_hash(copy) == source_hash(ENGINE_DIR)
+    for path in sorted(copy.glob("*.py")):
+        original = path.read_bytes()
+        path.write_bytes(original + b"\n# edited\n")
+        assert source_hash(copy) != source_hash(ENGINE_DIR), path.name
+        path.write_bytes(original)

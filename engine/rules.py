@@ -97,7 +97,7 @@ class RuleSet:
     checkmate_value: int = LOSS
     anticheckmate_value: int = LOSS
     stalemate_value: int = DRAW
-    extinction_prevails: bool = False
+    extinction_prevails: bool = True
     ply_limit: int = 0
     draw_rules: bool = True
     insufficient_material: str = "fide"
@@ -259,6 +259,7 @@ MIT_ANTICHESS = CHESS.derive(
     promotion="q",
     extinction_count=1,
     stalemate_value=PASS,
+    extinction_prevails=False,
     draw_rules=False,
     insufficient_material="none",
     description="MIT 6.170 antichess: check rules first, then compulsory capture; bare king or mate wins",

@@ -58,3 +58,17 @@ def test_perft_matches_reference(variant, name, fen, depth, nodes, sources):
         families = {"fairy-stockfish" if tool == "pyffish" else tool for tool in tools}
         assert len(families) >= 2, "a count needs two independent tools"
     assert Game(variant, fen).perft(depth) == nodes
+
+
+DEEP_CASES = [
+    pytest.param(path.stem.removeprefix("perft_"), *case, id=f"deep-{path.stem.removeprefix('perft_')}-{case[0]}-d{case[2]}")
+    for path in sorted((DATA / "deep").glob("perft_*.txt"))
+    for case in load_suite(path)
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("variant,name,fen,depth,nodes,sources", DEEP_CASES)
+def test_deep_perft_matches_reference(variant, name, fen, depth, nodes, sources):
+    assert len(set(sources.split(","))) >= 2
+    assert Game(variant, fen).perft(depth) == nodes

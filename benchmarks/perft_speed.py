@@ -39,19 +39,30 @@ SJENG_VARIANT = {"chess": "normal", "antichess": "suicide"}  # no castling right
 FSF_VARIANT = {"chess": "chess", "antichess": "antichess"}
 
 
-class Sjeng:
+class _EngineProcess:
+    """An engine run as a child process, spoken to line by line."""
+
+    def __init__(self, path: str):
+        self.process = subprocess.Popen([path], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                        stderr=subprocess.DEVNULL, text=True, bufsize=1)
+
+    def _send(self, line: str) -> None:
+        self.process.stdin.write(line + "\n")
+        self.process.stdin.flush()
+
+    def close(self) -> None:
+        self._send("quit")
+        self.process.wait(timeout=10)
+
+
+class Sjeng(_EngineProcess):
     """Sjeng 11.2 over its xboard interface: `perft N` answers `Raw nodes for depth N: X`."""
 
     name = "sjeng"
 
     def __init__(self, path: str):
-        self.process = subprocess.Popen([path], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                        stderr=subprocess.DEVNULL, text=True, bufsize=1)
+        super().__init__(path)
         self._send("xboard")
-
-    def _send(self, line: str) -> None:
-        self.process.stdin.write(line + "\n")
-        self.process.stdin.flush()
 
     def perft(self, variant: str, fen: str, depth: int) -> tuple[int, float]:
         for line in ("new", "force", f"variant {SJENG_VARIANT[variant]}", f"setboard {fen}"):
@@ -68,26 +79,17 @@ class Sjeng:
             if line.startswith("Raw nodes for depth"):
                 return int(line.split(":")[1]), time.perf_counter() - started
 
-    def close(self) -> None:
-        self._send("quit")
-        self.process.wait(timeout=10)
 
-
-class FairyStockfish:
+class FairyStockfish(_EngineProcess):
     """Fairy-Stockfish over UCI: `go perft N` answers `Nodes searched: X`."""
 
     name = "fairy-stockfish"
 
     def __init__(self, path: str):
-        self.process = subprocess.Popen([path], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                        stderr=subprocess.DEVNULL, text=True, bufsize=1)
+        super().__init__(path)
         self._send("uci")
         self._wait("uciok")
         self._send("setoption name Threads value 1")
-
-    def _send(self, line: str) -> None:
-        self.process.stdin.write(line + "\n")
-        self.process.stdin.flush()
 
     def _wait(self, prefix: str) -> str:
         while True:
@@ -106,10 +108,6 @@ class FairyStockfish:
         self._send(f"go perft {depth}")
         nodes = int(self._wait("Nodes searched").split(":")[1])
         return nodes, time.perf_counter() - started
-
-    def close(self) -> None:
-        self._send("quit")
-        self.process.wait(timeout=10)
 
 
 class Ours:

@@ -146,6 +146,32 @@ def _add_targets(out, n, origin, targets, flags):
 
 
 @kernel
+def _gen_piece_moves(pos, ours, occupied, destinations, flags, out, n):
+    """Append the moves of `ours`'s knights, bishops, rooks, queens and kings to `destinations`."""
+    pieces = pos[ours + KNIGHT]
+    while pieces:
+        origin = lsb(pieces)
+        pieces &= pieces - ONE
+        n = _add_targets(out, n, origin, KNIGHT_ATTACKS[origin] & destinations, flags)
+    pieces = pos[ours + BISHOP] | pos[ours + QUEEN]
+    while pieces:
+        origin = lsb(pieces)
+        pieces &= pieces - ONE
+        n = _add_targets(out, n, origin, bishop_attacks(origin, occupied) & destinations, flags)
+    pieces = pos[ours + ROOK] | pos[ours + QUEEN]
+    while pieces:
+        origin = lsb(pieces)
+        pieces &= pieces - ONE
+        n = _add_targets(out, n, origin, rook_attacks(origin, occupied) & destinations, flags)
+    pieces = pos[ours + KING]
+    while pieces:
+        origin = lsb(pieces)
+        pieces &= pieces - ONE
+        n = _add_targets(out, n, origin, KING_ATTACKS[origin] & destinations, flags)
+    return n
+
+
+@kernel
 def gen_captures(pos, rules, out, n):
     """Append every pseudo-legal capture (en passant and anti-kings' friendly captures too)."""
     us = np.int64(pos[P_SIDE])
@@ -180,26 +206,7 @@ def gen_captures(pos, rules, out, n):
             out[n] = origin | (ep << 6) | (MOVE_EN_PASSANT << 15) | CAPTURE_FLAG
             n += 1
 
-    pieces = pos[ours + KNIGHT]
-    while pieces:
-        origin = lsb(pieces)
-        pieces &= pieces - ONE
-        n = _add_targets(out, n, origin, KNIGHT_ATTACKS[origin] & targets, capture)
-    pieces = pos[ours + BISHOP] | pos[ours + QUEEN]
-    while pieces:
-        origin = lsb(pieces)
-        pieces &= pieces - ONE
-        n = _add_targets(out, n, origin, bishop_attacks(origin, occupied) & targets, capture)
-    pieces = pos[ours + ROOK] | pos[ours + QUEEN]
-    while pieces:
-        origin = lsb(pieces)
-        pieces &= pieces - ONE
-        n = _add_targets(out, n, origin, rook_attacks(origin, occupied) & targets, capture)
-    pieces = pos[ours + KING]
-    while pieces:
-        origin = lsb(pieces)
-        pieces &= pieces - ONE
-        n = _add_targets(out, n, origin, KING_ATTACKS[origin] & targets, capture)
+    n = _gen_piece_moves(pos, ours, occupied, targets, capture, out, n)
     pieces = pos[ours + ANTIKING]
     if pieces:
         friends = pos[ours + OCC] & ~pos[ours + KING] & ~pos[ours + ANTIKING]
@@ -244,25 +251,10 @@ def gen_quiets(pos, rules, out, n):
                         out[n] = origin | (lsb(double) << 6) | (MOVE_DOUBLE << 15)
                         n += 1
 
-    pieces = pos[ours + KNIGHT]
-    while pieces:
+    n = _gen_piece_moves(pos, ours, occupied, empty, quiet, out, n)
+    pieces = pos[ours + ANTIKING]
+    if pieces:
         origin = lsb(pieces)
-        pieces &= pieces - ONE
-        n = _add_targets(out, n, origin, KNIGHT_ATTACKS[origin] & empty, quiet)
-    pieces = pos[ours + BISHOP] | pos[ours + QUEEN]
-    while pieces:
-        origin = lsb(pieces)
-        pieces &= pieces - ONE
-        n = _add_targets(out, n, origin, bishop_attacks(origin, occupied) & empty, quiet)
-    pieces = pos[ours + ROOK] | pos[ours + QUEEN]
-    while pieces:
-        origin = lsb(pieces)
-        pieces &= pieces - ONE
-        n = _add_targets(out, n, origin, rook_attacks(origin, occupied) & empty, quiet)
-    pieces = pos[ours + KING] | pos[ours + ANTIKING]
-    while pieces:
-        origin = lsb(pieces)
-        pieces &= pieces - ONE
         n = _add_targets(out, n, origin, KING_ATTACKS[origin] & empty, quiet)
 
     if rules[R_KING_LEAP]:

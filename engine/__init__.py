@@ -15,12 +15,14 @@ from .rules import RULE_SETS, RuleError, RuleSet, get_rule_set, rule_set_names
 
 __all__ = [
     "Game", "Move", "Outcome", "FenError", "IllegalMoveError", "InvalidMoveError",
+    "Searcher", "Limits", "SearchInfo", "SearchResult",
     "RULE_SETS", "RuleError", "RuleSet", "get_rule_set", "rule_set_names",
 ]
 
 _LAZY = {
     "Game": "game", "Move": "game", "Outcome": "game", "IllegalMoveError": "game",
-    "InvalidMoveError": "game", "FenError": "fen",
+    "InvalidMoveError": "game", "FenError": "fen", "Searcher": "searcher", "Limits": "searcher",
+    "SearchInfo": "searcher", "SearchResult": "searcher",
 }
 
 

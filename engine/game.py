@@ -395,7 +395,32 @@ class Game:
                 self.pop()
         return result
 
+    # -- search ------------------------------------------------------------------------
+
+    def search(self, limits=None, on_info=None, searcher=None, **limit_fields):
+        """Search the current position; returns a SearchResult (best_move None if game over).
+
+        `limits` is an engine.searcher.Limits, or give its fields as keywords
+        (depth=, nodes=, movetime=, wtime=, ...).  `on_info` receives a SearchInfo per
+        finished iteration.  A Searcher keeps its hash table between calls; without one the
+        game keeps its own.
+        """
+        from .searcher import Limits, Searcher
+
+        if limits is None:
+            limits = Limits(**limit_fields)
+        if searcher is None:
+            if getattr(self, "_searcher", None) is None:
+                self._searcher = Searcher()
+            searcher = self._searcher
+        return searcher.search(self, limits, on_info)
+
     # -- internals ---------------------------------------------------------------------
+
+    def _search_arrays(self, rows_ahead: int):
+        """(stack, move buffer, current row) with `rows_ahead` free rows, for the search kernels."""
+        self._ensure_capacity(rows_ahead)
+        return self._stack, self._mlist, len(self._moves)
 
     def _row(self) -> np.ndarray:
         return self._stack[len(self._moves)]

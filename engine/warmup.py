@@ -22,4 +22,5 @@ def warmup() -> float:
         game.is_legal("a1a1")
         game.is_legal("h8h1")
         game.pop()
+        game.search(depth=2)
     return time.perf_counter() - started

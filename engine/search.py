@@ -1,0 +1,446 @@
+"""The search kernels: principal-variation alpha-beta with a transposition table.
+
+Iterative deepening runs in Python (`engine.searcher`), one kernel call per depth, so the
+protocol adapters get an `info` line per iteration.  The kernels release the GIL; another
+thread stops them by writing control[CONTROL_STOP] = 1, which they read with an atomic
+load every few thousand nodes (a plain load could be hoisted out of the loop).
+
+Arrays (all preallocated by `engine.searcher.Searcher`):
+- stack, mlist: as in engine.movegen; `scores` int32[rows, MAX_MOVES] for move ordering.
+- tt_keys uint64[size], tt_data int64[size] (size a power of two): packed entries.
+- killers int32[MAX_PLY, 2], history int32[2, 64, 64].
+- pv int32[MAX_PLY, MAX_PLY], pv_length int64[MAX_PLY].
+- state int64[STATE_SIZE]: counters written by the kernel (nodes, seldepth, best move...).
+- control int64[CONTROL_SIZE]: written by Python (stop flag, node limit).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from llvmlite import ir  # noqa: F401  (kept for the intrinsic's code generator)
+from numba import types
+from numba.core import cgutils
+from numba.extending import intrinsic
+
+from ._jit import kernel
+from .bitboards import (
+    ANTIKING, BISHOP, CAPTURE_FLAG, KING, KNIGHT, MOVE_PASS, OCC, ONE, P_HALFMOVE, P_KEY, P_SIDE,
+    PAWN, QUEEN, ROOK, ZERO, bishop_attacks, count, lsb, rook_attacks,
+    KNIGHT_ATTACKS,
+)
+from .movegen import (
+    RESULT_DRAW, antiking_attackers, check_state, game_status, legal_moves, make_move,
+    piece_type_at,
+)
+from .rules import (
+    R_ANTI_KINGS, R_DRAW_RULES, R_EXTINCTION_COUNT, R_MUST_CAPTURE, R_PASS_ON_NO_MOVE,
+    R_ROYAL_KING,
+)
+
+MATE = 30000
+INFINITY = 32000
+MATE_BOUND = MATE - 1000  # scores beyond this are mates
+MAX_PLY = 100
+QUIESCENCE_PLIES = 12  # forced sequences (captures, evasions) followed below the horizon
+
+BOUND_EXACT, BOUND_LOWER, BOUND_UPPER = 1, 2, 3
+
+STATE_NODES, STATE_SELDEPTH, STATE_BEST_MOVE, STATE_ROOT_DONE, STATE_STOPPED, STATE_ROOT_IDX = range(6)
+STATE_SIZE = 8
+CONTROL_STOP, CONTROL_NODE_LIMIT = range(2)
+CONTROL_SIZE = 4
+CHECK_INTERVAL = 2047
+
+# Piece values (pawn, knight, bishop, rook, queen, king, anti-king).
+CHESS_VALUES = np.array([100, 320, 330, 500, 900, 0, 0], dtype=np.int64)
+# Losing chess: a piece is mostly a liability; values after Nilatac's published evaluation
+# (pawn -100, knight 50, bishop -200, rook 500, queen 100, king 500).
+LOSING_VALUES = np.array([-100, 50, -200, 500, 100, 500, 0], dtype=np.int64)
+CENTER = np.array([
+    0, 1, 2, 3, 3, 2, 1, 0,
+    1, 3, 4, 5, 5, 4, 3, 1,
+    2, 4, 6, 7, 7, 6, 4, 2,
+    3, 5, 7, 8, 8, 7, 5, 3,
+    3, 5, 7, 8, 8, 7, 5, 3,
+    2, 4, 6, 7, 7, 6, 4, 2,
+    1, 3, 4, 5, 5, 4, 3, 1,
+    0, 1, 2, 3, 3, 2, 1, 0,
+], dtype=np.int64)
+MVV = np.array([1, 3, 3, 5, 9, 10, 0], dtype=np.int64)
+for _table in (CHESS_VALUES, LOSING_VALUES, CENTER, MVV):
+    _table.setflags(write=False)
+
+
+@intrinsic
+def atomic_load(typingctx, array, index):
+    """array[index] read with an atomic (monotonic) load, never cached in a register."""
+    sig = types.int64(array, index)
+
+    def codegen(context, builder, signature, args):
+        array_type = signature.args[0]
+        array_value = context.make_array(array_type)(context, builder, args[0])
+        pointer = cgutils.get_item_pointer(context, builder, array_type, array_value, [args[1]],
+                                           wraparound=False)
+        return builder.load_atomic(pointer, "monotonic", 8)
+
+    return sig, codegen
+
+
+# ---------------------------------------------------------------------------------------
+# Evaluation
+
+
+@kernel
+def _chess_material(pos, color):
+    base = color * 8
+    score = 0
+    for piece in range(5):
+        pieces = pos[base + piece]
+        score += CHESS_VALUES[piece] * count(pieces)
+        while pieces:
+            square = lsb(pieces)
+            pieces &= pieces - ONE
+            if piece == PAWN:
+                rank = square >> 3
+                score += 4 * (rank if color == 0 else 7 - rank)
+            elif piece != ROOK:
+                score += 3 * CENTER[square]
+    return score
+
+
+@kernel
+def _mobility(pos, color, occupied):
+    """Squares `color`'s knights and sliders reach, not counting its own pieces."""
+    base = color * 8
+    own = pos[base + OCC]
+    reach = 0
+    pieces = pos[base + KNIGHT]
+    while pieces:
+        square = lsb(pieces)
+        pieces &= pieces - ONE
+        reach += count(KNIGHT_ATTACKS[square] & ~own)
+    pieces = pos[base + BISHOP] | pos[base + QUEEN]
+    while pieces:
+        square = lsb(pieces)
+        pieces &= pieces - ONE
+        reach += count(bishop_attacks(square, occupied) & ~own)
+    pieces = pos[base + ROOK] | pos[base + QUEEN]
+    while pieces:
+        square = lsb(pieces)
+        pieces &= pieces - ONE
+        reach += count(rook_attacks(square, occupied) & ~own)
+    return reach
+
+
+@kernel
+def evaluate(pos, rules):
+    """Static score of a quiet position, in centipawns, for the side to move."""
+    us = np.int64(pos[P_SIDE])
+    them = 1 - us
+    occupied = pos[OCC] | pos[8 + OCC]
+    if rules[R_MUST_CAPTURE]:
+        # Losing chess and the course rules: fewer pieces, and the right pieces, are better.
+        score = 0
+        for piece in range(6):
+            value = LOSING_VALUES[piece]
+            if piece == KING and rules[R_ROYAL_KING]:
+                value = 0
+            score += value * (count(pos[us * 8 + piece]) - count(pos[them * 8 + piece]))
+        score += 60 * (count(pos[them * 8 + OCC]) - count(pos[us * 8 + OCC]))
+        score += 4 * (_mobility(pos, us, occupied) - _mobility(pos, them, occupied))
+        return score // 4
+    score = _chess_material(pos, us) - _chess_material(pos, them)
+    score += 2 * (_mobility(pos, us, occupied) - _mobility(pos, them, occupied))
+    if rules[R_ANTI_KINGS]:
+        for color in range(2):
+            anti = pos[color * 8 + ANTIKING]
+            if anti:
+                guards = count(antiking_attackers(pos, lsb(anti), 1 - color, occupied, rules))
+                penalty = 60 if guards == 1 else (15 if guards == 2 else 0)
+                score += -penalty if color == us else penalty
+    return score + 10
+
+
+# ---------------------------------------------------------------------------------------
+# Transposition table
+
+
+@kernel
+def _tt_probe(tt_keys, tt_data, key):
+    slot = np.int64(key & np.uint64(tt_keys.shape[0] - 1))
+    if tt_keys[slot] == key:
+        return tt_data[slot]
+    return np.int64(-1)
+
+
+@kernel
+def _tt_store(tt_keys, tt_data, key, move, score, depth, bound, ply):
+    slot = np.int64(key & np.uint64(tt_keys.shape[0] - 1))
+    old = tt_data[slot]
+    if tt_keys[slot] == key and old >= 0 and ((old >> 36) & 255) > depth and bound != BOUND_EXACT:
+        return
+    if score > MATE_BOUND:
+        score += ply
+    elif score < -MATE_BOUND:
+        score -= ply
+    if move == 0 and tt_keys[slot] == key and old >= 0:
+        move = old & 0xFFFFF
+    tt_keys[slot] = key
+    tt_data[slot] = (move & 0xFFFFF) | ((score + 32768) << 20) | (min(depth, 255) << 36) | (bound << 44)
+
+
+@kernel
+def _tt_score(entry, ply):
+    score = ((entry >> 20) & 0xFFFF) - 32768
+    if score > MATE_BOUND:
+        score -= ply
+    elif score < -MATE_BOUND:
+        score += ply
+    return score
+
+
+# ---------------------------------------------------------------------------------------
+# Search
+
+
+@kernel
+def _terminal_score(stack, idx, rules, mlist, ply):
+    """Score of a node with no legal move (or over by rule), for the side to move."""
+    status = game_status(stack, idx, rules, mlist)
+    if status < 0:
+        return np.int64(0)
+    result = status % 3
+    if result == RESULT_DRAW:
+        return np.int64(0)
+    side = np.int64(stack[idx, P_SIDE])
+    if result == side:
+        return np.int64(MATE - ply)
+    return np.int64(ply - MATE)
+
+
+@kernel
+def _is_repetition(stack, idx, root_idx):
+    """True if the position at idx repeats an earlier one (within the halfmove clock)."""
+    key = stack[idx, P_KEY]
+    back = np.int64(stack[idx, P_HALFMOVE])
+    limit = idx - back
+    if limit < 0:
+        limit = 0
+    i = idx - 4
+    while i >= limit:
+        if stack[i, P_KEY] == key:
+            return True
+        i -= 2
+    return False
+
+
+@kernel
+def _order_moves(stack, idx, mlist, scores, n, tt_move, killers, history, ply):
+    pos = stack[idx]
+    us = np.int64(pos[P_SIDE])
+    them = 1 - us
+    for i in range(n):
+        move = np.int64(mlist[idx, i])
+        if move == tt_move:
+            scores[idx, i] = 1000000
+            continue
+        origin = move & 63
+        target = (move >> 6) & 63
+        value = 0
+        if move & CAPTURE_FLAG:
+            victim = piece_type_at(pos, them, target)
+            attacker = piece_type_at(pos, us, origin)
+            value = 100000 + 10 * (MVV[victim] if victim >= 0 else 1) - attacker
+        elif (move >> 12) & 7:
+            value = 95000 + ((move >> 12) & 7)
+        elif move == killers[ply, 0]:
+            value = 90000
+        elif move == killers[ply, 1]:
+            value = 89000
+        else:
+            value = history[us, origin, target]
+        scores[idx, i] = value
+
+
+@kernel
+def _pick(mlist, scores, idx, start, n):
+    """Swap the best-scored move of [start, n) to `start` and return it."""
+    best = start
+    for i in range(start + 1, n):
+        if scores[idx, i] > scores[idx, best]:
+            best = i
+    if best != start:
+        move = mlist[idx, best]
+        mlist[idx, best] = mlist[idx, start]
+        mlist[idx, start] = move
+        value = scores[idx, best]
+        scores[idx, best] = scores[idx, start]
+        scores[idx, start] = value
+    return np.int64(mlist[idx, start])
+
+
+@kernel
+def _should_stop(state, control):
+    if state[STATE_STOPPED]:
+        return True
+    nodes = state[STATE_NODES]
+    if nodes & CHECK_INTERVAL == 0:
+        if atomic_load(control, np.int64(CONTROL_STOP)) != 0:
+            state[STATE_STOPPED] = 1
+            return True
+        limit = control[CONTROL_NODE_LIMIT]
+        if limit > 0 and nodes >= limit:
+            state[STATE_STOPPED] = 1
+            return True
+    return False
+
+
+@kernel
+def negamax(stack, idx, depth, alpha, beta, ply, rules, mlist, scores, tt_keys, tt_data,
+            killers, history, pv, pv_length, state, control):
+    """Principal-variation alpha-beta; returns the score of stack[idx] for the side to move.
+
+    depth <= 0 is the quiescence part: a node whose moves are all forced (captures under
+    compulsory capture, check evasions) is searched on; otherwise the static evaluation
+    stands, or captures are tried above it (chess-like rule sets).
+    """
+    pv_length[ply] = ply
+    state[STATE_NODES] += 1
+    if ply > state[STATE_SELDEPTH]:
+        state[STATE_SELDEPTH] = ply
+    if _should_stop(state, control):
+        return np.int64(0)
+    pos = stack[idx]
+    root_idx = state[STATE_ROOT_IDX]
+    if ply > 0 and _is_repetition(stack, idx, root_idx):
+        return np.int64(0)
+
+    n = legal_moves(stack, idx, rules, mlist)
+    if n == 0:
+        return _terminal_score(stack, idx, rules, mlist, ply)
+    if ply >= MAX_PLY - 2:
+        return evaluate(pos, rules)
+
+    in_check = rules[R_ROYAL_KING] and check_state(pos, rules) != 0
+    forced = in_check or n == 1
+    if not forced and rules[R_MUST_CAPTURE]:
+        forced = (np.int64(mlist[idx, 0]) & CAPTURE_FLAG) != 0
+    if depth > 0 and n == 1:
+        depth += 1  # a single legal reply is searched one ply deeper
+
+    quiescent = depth <= 0
+    captures_only = False
+    if quiescent and not (forced and depth > -QUIESCENCE_PLIES):
+        stand_pat = evaluate(pos, rules)
+        if rules[R_MUST_CAPTURE] or stand_pat >= beta:
+            return stand_pat
+        if stand_pat > alpha:
+            alpha = stand_pat
+        captures_only = True
+
+    key = pos[P_KEY]
+    entry = _tt_probe(tt_keys, tt_data, key)
+    tt_move = np.int64(0)
+    if entry >= 0:
+        tt_move = entry & 0xFFFFF
+        if not quiescent and ply > 0 and ((entry >> 36) & 255) >= depth:
+            tt_value = _tt_score(entry, ply)
+            bound = (entry >> 44) & 3
+            if bound == BOUND_EXACT:
+                return tt_value
+            if bound == BOUND_LOWER and tt_value >= beta:
+                return tt_value
+            if bound == BOUND_UPPER and tt_value <= alpha:
+                return tt_value
+
+    # Null move: only where a pass is harmless (no compulsory capture, no anti-kings).
+    if (not quiescent and not forced and depth >= 3 and ply > 0 and not rules[R_MUST_CAPTURE]
+            and not rules[R_ANTI_KINGS] and not rules[R_PASS_ON_NO_MOVE] and beta < MATE_BOUND):
+        us = np.int64(pos[P_SIDE])
+        big = pos[us * 8 + KNIGHT] | pos[us * 8 + BISHOP] | pos[us * 8 + ROOK] | pos[us * 8 + QUEEN]
+        if big and evaluate(pos, rules) >= beta:
+            make_move(stack, idx, idx + 1, np.int32(MOVE_PASS << 15), rules)
+            value = -negamax(stack, idx + 1, depth - 3, -beta, -beta + 1, ply + 1, rules, mlist,
+                             scores, tt_keys, tt_data, killers, history, pv, pv_length, state, control)
+            if state[STATE_STOPPED]:
+                return np.int64(0)
+            if value >= beta:
+                return beta
+
+    _order_moves(stack, idx, mlist, scores, n, tt_move, killers, history, ply)
+    best = np.int64(-INFINITY)
+    best_move = np.int64(0)
+    original_alpha = alpha
+    searched = 0
+    us = np.int64(pos[P_SIDE])
+    for i in range(n):
+        move = _pick(mlist, scores, idx, i, n)
+        is_capture = (move & CAPTURE_FLAG) != 0
+        if captures_only and not is_capture:
+            continue
+        make_move(stack, idx, idx + 1, np.int32(move), rules)
+        if searched == 0:
+            value = -negamax(stack, idx + 1, depth - 1, -beta, -alpha, ply + 1, rules, mlist, scores,
+                             tt_keys, tt_data, killers, history, pv, pv_length, state, control)
+        else:
+            reduction = 0
+            if (depth >= 3 and searched >= 4 and not is_capture and not forced
+                    and not rules[R_MUST_CAPTURE] and not (move >> 12) & 7):
+                reduction = 1 if searched < 10 else 2
+            value = -negamax(stack, idx + 1, depth - 1 - reduction, -alpha - 1, -alpha, ply + 1, rules,
+                             mlist, scores, tt_keys, tt_data, killers, history, pv, pv_length, state,
+                             control)
+            if value > alpha and (reduction > 0 or value < beta):
+                value = -negamax(stack, idx + 1, depth - 1, -beta, -alpha, ply + 1, rules, mlist,
+                                 scores, tt_keys, tt_data, killers, history, pv, pv_length, state,
+                                 control)
+        searched += 1
+        if state[STATE_STOPPED]:
+            return np.int64(0)
+        if value > best:
+            best = value
+            best_move = move
+            if value > alpha:
+                alpha = value
+                pv[ply, ply] = move
+                for j in range(ply + 1, pv_length[ply + 1]):
+                    pv[ply, j] = pv[ply + 1, j]
+                pv_length[ply] = max(pv_length[ply + 1], ply + 1)
+                if ply == 0:
+                    state[STATE_BEST_MOVE] = move
+                if value >= beta:
+                    if not is_capture and not quiescent:
+                        if killers[ply, 0] != move:
+                            killers[ply, 1] = killers[ply, 0]
+                            killers[ply, 0] = move
+                        origin = move & 63
+                        target = (move >> 6) & 63
+                        history[us, origin, target] += depth * depth
+                        if history[us, origin, target] > 50000:
+                            for a in range(64):
+                                for b in range(64):
+                                    history[us, a, b] //= 2
+                    break
+        if ply == 0:
+            state[STATE_ROOT_DONE] = searched
+
+    if searched == 0:
+        return alpha
+    if not quiescent:
+        bound = BOUND_UPPER
+        if best >= beta:
+            bound = BOUND_LOWER
+        elif best > original_alpha:
+            bound = BOUND_EXACT
+        _tt_store(tt_keys, tt_data, key, best_move, best, depth, bound, ply)
+    return best
+
+
+@kernel
+def search_root(stack, idx, depth, alpha, beta, rules, mlist, scores, tt_keys, tt_data, killers,
+                history, pv, pv_length, state, control):
+    """One iteration at `depth` from stack[idx]; the best move lands in state[STATE_BEST_MOVE]."""
+    state[STATE_ROOT_IDX] = idx
+    state[STATE_ROOT_DONE] = 0
+    return negamax(stack, idx, depth, alpha, beta, np.int64(0), rules, mlist, scores, tt_keys,
+                   tt_data, killers, history, pv, pv_length, state, control)

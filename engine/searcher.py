@@ -1,0 +1,206 @@
+"""`Searcher`: iterative deepening, time management and stopping around the search kernels.
+
+A Searcher owns the transposition table and move-ordering tables (preallocated NumPy
+arrays) and is reused move after move.  `search()` runs in the calling thread; the kernels
+release the GIL, so another thread may call `stop()` at any time (a protocol adapter's
+input loop, or the Searcher's own deadline timer).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from . import search as kernels
+from .bitboards import MAX_MOVES
+from .game import Game, Move
+
+MAX_DEPTH = kernels.MAX_PLY - 12
+
+
+@dataclass
+class Limits:
+    """What bounds a search.  Times are in seconds; None means no such bound.
+
+    `wtime`/`btime` are the clocks, `winc`/`binc` the increments, `movestogo` the moves
+    to the next time control; `movetime` a fixed time for this move; `infinite` searches
+    until `stop()`.  `overhead` is kept back from every time budget for communication.
+    """
+
+    depth: int | None = None
+    nodes: int | None = None
+    movetime: float | None = None
+    wtime: float | None = None
+    btime: float | None = None
+    winc: float = 0.0
+    binc: float = 0.0
+    movestogo: int | None = None
+    infinite: bool = False
+    overhead: float = 0.03
+
+
+@dataclass
+class SearchInfo:
+    """One finished iteration, as protocol `info` lines report it."""
+
+    depth: int
+    seldepth: int
+    score: int  # centipawns for the side to move (meaningless when `mate` is set)
+    mate: int | None  # moves to mate: positive if the side to move mates, negative if it is mated
+    nodes: int
+    time: float
+    pv: list[Move] = field(default_factory=list)
+    hashfull: int = 0  # permille of the transposition table in use
+
+    @property
+    def nps(self) -> int:
+        return int(self.nodes / self.time) if self.time > 0 else 0
+
+
+@dataclass
+class SearchResult:
+    """The move to play (None when the game is over) and the last iteration's info."""
+
+    best_move: Move | None
+    ponder: Move | None
+    info: SearchInfo | None
+
+
+class Searcher:
+    """Search state that lives across moves: hash table, killers, history."""
+
+    def __init__(self, hash_mb: int = 16):
+        self._lock = threading.Lock()
+        self.control = np.zeros(kernels.CONTROL_SIZE, dtype=np.int64)
+        self.state = np.zeros(kernels.STATE_SIZE, dtype=np.int64)
+        self.killers = np.zeros((kernels.MAX_PLY, 2), dtype=np.int32)
+        self.history = np.zeros((2, 64, 64), dtype=np.int32)
+        self.pv = np.zeros((kernels.MAX_PLY, kernels.MAX_PLY), dtype=np.int32)
+        self.pv_length = np.zeros(kernels.MAX_PLY, dtype=np.int64)
+        self.scores = np.zeros((0, MAX_MOVES), dtype=np.int32)
+        self.set_hash(hash_mb)
+
+    def set_hash(self, hash_mb: int) -> None:
+        """Resize the transposition table to at most `hash_mb` MiB (1 to 4096); clears it."""
+        hash_mb = max(1, min(4096, int(hash_mb)))
+        entries = 1 << max(10, (hash_mb * 1024 * 1024 // 16).bit_length() - 1)
+        self.tt_keys = np.zeros(entries, dtype=np.uint64)
+        self.tt_data = np.zeros(entries, dtype=np.int64)
+
+    def new_game(self) -> None:
+        """Forget everything learnt from earlier positions."""
+        self.tt_keys[:] = 0
+        self.tt_data[:] = 0
+        self.killers[:] = 0
+        self.history[:] = 0
+
+    def stop(self) -> None:
+        """Ask a running search to return as soon as possible (thread-safe, idempotent)."""
+        self.control[kernels.CONTROL_STOP] = 1
+
+    def hashfull(self) -> int:
+        """Permille of the first thousand table slots in use."""
+        sample = self.tt_keys[:1000]
+        return int(np.count_nonzero(sample) * 1000 // len(sample))
+
+    def budget(self, game: Game, limits: Limits) -> tuple[float | None, float | None]:
+        """(soft, hard) time limits in seconds for this move; None when unbounded."""
+        if limits.infinite:
+            return None, None
+        if limits.movetime is not None:
+            hard = max(0.005, limits.movetime - limits.overhead)
+            return hard, hard
+        clock = limits.wtime if game.turn == "white" else limits.btime
+        if clock is None:
+            return None, None
+        increment = limits.winc if game.turn == "white" else limits.binc
+        left = max(0.0, clock - limits.overhead)
+        moves = limits.movestogo if limits.movestogo else 30
+        target = left / max(1, moves) + 0.75 * increment
+        hard = min(left * 0.5, target * 3)
+        soft = min(target, hard)
+        return max(0.002, soft), max(0.005, hard)
+
+    def search(self, game: Game, limits: Limits | None = None,
+               on_info: Callable[[SearchInfo], None] | None = None) -> SearchResult:
+        """Search the current position of `game` (left unchanged) within `limits`."""
+        limits = limits or Limits()
+        with self._lock:
+            return self._search(game, limits, on_info)
+
+    def _search(self, game: Game, limits: Limits, on_info) -> SearchResult:
+        started = time.perf_counter()
+        self.control[kernels.CONTROL_STOP] = 0
+        self.control[kernels.CONTROL_NODE_LIMIT] = limits.nodes or 0
+        legal = game.legal_moves()
+        if not legal:
+            return SearchResult(None, None, None)
+        max_depth = min(MAX_DEPTH, limits.depth or MAX_DEPTH)
+        if len(legal) == 1 and not limits.infinite and not limits.depth:
+            max_depth = 1
+        soft, hard = self.budget(game, limits)
+        timer = None
+        if hard is not None:
+            timer = threading.Timer(hard, self.stop)
+            timer.daemon = True
+            timer.start()
+
+        stack, mlist, idx = game._search_arrays(kernels.MAX_PLY + 4)
+        if self.scores.shape[0] < stack.shape[0]:
+            self.scores = np.zeros((stack.shape[0], MAX_MOVES), dtype=np.int32)
+        rules = game._rules_array
+        self.state[:] = 0
+        best_move = legal[0]
+        last_info = None
+        try:
+            for depth in range(1, max_depth + 1):
+                self.state[kernels.STATE_SELDEPTH] = 0
+                self.state[kernels.STATE_STOPPED] = 0
+                self.state[kernels.STATE_BEST_MOVE] = 0
+                score = int(kernels.search_root(
+                    stack, np.int64(idx), np.int64(depth), np.int64(-kernels.INFINITY),
+                    np.int64(kernels.INFINITY), rules, mlist, self.scores, self.tt_keys, self.tt_data,
+                    self.killers, self.history, self.pv, self.pv_length, self.state, self.control))
+                stopped = bool(self.state[kernels.STATE_STOPPED])
+                found = int(self.state[kernels.STATE_BEST_MOVE])
+                if stopped:
+                    if found and self.state[kernels.STATE_ROOT_DONE] >= 1 and depth > 1:
+                        best_move = Move(found)
+                    break
+                if found:
+                    best_move = Move(found)
+                elapsed = time.perf_counter() - started
+                last_info = self._info(depth, score, elapsed)
+                if on_info is not None:
+                    on_info(last_info)
+                if abs(score) > kernels.MATE_BOUND and not limits.infinite and depth >= 2 * (kernels.MATE - abs(score)) + 2:
+                    break
+                if soft is not None and elapsed > 0.55 * soft:
+                    break
+                if limits.nodes and self.state[kernels.STATE_NODES] >= limits.nodes:
+                    break
+            if limits.infinite:
+                while not self.control[kernels.CONTROL_STOP]:
+                    time.sleep(0.005)  # "go infinite" must wait for stop before answering
+        finally:
+            if timer is not None:
+                timer.cancel()
+        game._legal = None  # the kernels reused the move buffer of the current row
+        ponder = last_info.pv[1] if last_info and len(last_info.pv) > 1 and last_info.pv[0] == best_move else None
+        return SearchResult(best_move, ponder, last_info)
+
+    def _info(self, depth: int, score: int, elapsed: float) -> SearchInfo:
+        mate = None
+        if score > kernels.MATE_BOUND:
+            mate = (kernels.MATE - score + 1) // 2
+        elif score < -kernels.MATE_BOUND:
+            mate = -((kernels.MATE + score) // 2)
+        length = int(self.pv_length[0])
+        pv = [Move(int(code)) for code in self.pv[0, :length] if code]
+        return SearchInfo(depth=depth, seldepth=int(self.state[kernels.STATE_SELDEPTH]), score=score,
+                          mate=mate, nodes=int(self.state[kernels.STATE_NODES]), time=elapsed, pv=pv,
+                          hashfull=self.hashfull())

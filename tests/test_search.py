@@ -1,0 +1,93 @@
+"""The search: finds mates, plays legal moves in every rule set, obeys its limits, stops."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from engine import Game, Limits, Searcher
+from engine.rules import RULE_SETS
+
+
+def test_finds_a_mate_in_one():
+    game = Game("chess", "6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1")
+    result = game.search(depth=4)
+    assert result.best_move.uci() == "a1a8"
+    assert result.info.mate == 1
+
+
+def test_antichess_gives_away_its_last_piece():
+    # White's rook must be taken if it steps onto the b-file or the eighth rank: then white
+    # has no pieces and wins.
+    game = Game("antichess", "1r6/8/8/8/8/8/8/R7 w - - 0 1")
+    result = game.search(depth=4)
+    assert result.best_move.uci() in {"a1b1", "a1a8"}
+    assert result.info.mate is not None and result.info.mate > 0
+
+
+def test_sees_being_mated():
+    # Black's only move is Kg8; Qf8+ would be met by Kxf8, but Qf2 Kh8 Qf8 mates: black is
+    # mated in two.
+    game = Game("chess", "7k/8/6K1/8/8/8/8/5Q2 b - - 0 1")
+    result = game.search(depth=4)
+    assert result.best_move.uci() == "h8g8"
+    assert result.info.mate == -2
+
+
+@pytest.mark.parametrize("variant", list(RULE_SETS))
+def test_plays_a_legal_move_and_leaves_the_game_unchanged(variant):
+    game = Game(variant)
+    game.push(game.legal_moves()[-1])
+    fen, moves = game.fen(), game.legal_moves()
+    result = game.search(depth=3)
+    assert result.best_move in moves
+    assert game.fen() == fen and game.legal_moves() == moves
+    assert result.info.depth == 3 and result.info.nodes > 0
+    assert all(isinstance(move.uci(), str) for move in result.info.pv)
+
+
+def test_pass_and_game_over():
+    must_pass = Game("mit-antichess", "k7/2K4p/1P5P/8/8/8/8/8 b - - 0 1")
+    assert must_pass.search(depth=3).best_move.is_pass
+    over = Game("mit-antichess", "7k/8/5K2/8/8/8/8/R7 b - - 0 1")
+    assert over.search(depth=3).best_move is None
+
+
+def test_stop_really_stops_an_infinite_search():
+    game = Game("antichess")
+    searcher = Searcher()
+    results = []
+    worker = threading.Thread(target=lambda: results.append(searcher.search(game, Limits(infinite=True))))
+    worker.start()
+    time.sleep(0.5)
+    assert worker.is_alive()  # infinite means: until told to stop
+    searcher.stop()
+    worker.join(timeout=5)
+    assert not worker.is_alive()
+    assert results[0].best_move in game.legal_moves()
+
+
+def test_node_limit():
+    result = Game("chess").search(nodes=20000)
+    assert 0 < result.info.nodes <= 20000 + 4096
+    assert result.best_move is not None
+
+
+def test_movetime_is_respected():
+    game = Game("giveaway")
+    game.search(depth=1)
+    started = time.perf_counter()
+    result = game.search(movetime=0.3)
+    assert time.perf_counter() - started < 1.5
+    assert result.best_move in game.legal_moves()
+
+
+def test_clock_budget_is_a_small_share_of_the_clock():
+    searcher = Searcher(hash_mb=1)
+    game = Game("chess")
+    soft, hard = searcher.budget(game, Limits(wtime=60.0, btime=60.0, winc=0.0))
+    assert 0 < soft <= hard <= 30.0
+    soft, hard = searcher.budget(game, Limits(wtime=0.05, btime=60.0))
+    assert hard <= 0.05

@@ -1,5 +1,9 @@
 """The `antichess` command: one entry point with subcommands.
 
+    antichess                 a UCI or CECP engine, chosen by the first input line
+    antichess uci | xboard    that protocol, whatever the first line
+    antichess hackerrank      the HackerRank bot: reads a board, prints one move
+    antichess textui [-s]     the MIT 6.170 TextUI
     antichess perft --variant V [--fen FEN] --depth N [--divide]
     antichess warmup
 
@@ -38,6 +42,11 @@ def _build_parser() -> argparse.ArgumentParser:
     perft.add_argument("--divide", action="store_true", help="print the count below each root move")
 
     commands.add_parser("warmup", help="compile the engine's kernels into the disk cache")
+    commands.add_parser("uci", help="speak UCI on stdin/stdout")
+    commands.add_parser("xboard", help="speak CECP (xboard protocol 2) on stdin/stdout")
+    commands.add_parser("hackerrank", help="read a HackerRank board on stdin, print one move")
+    textui = commands.add_parser("textui", help="the MIT 6.170 TextUI on stdin/stdout")
+    textui.add_argument("-s", dest="show_board", action="store_true", help="enable ShowBoard")
     return parser
 
 
@@ -80,10 +89,29 @@ def _warmup(args: argparse.Namespace) -> None:
     print(f"engine kernels ready in {seconds:.1f} s (cache: {CACHE_DIR})")
 
 
+def _protocol(name: str):
+    """The loop of one protocol adapter, imported only when asked for (keeps start-up fast)."""
+    import importlib
+
+    module = importlib.import_module({"auto": "protocols.auto", "uci": "protocols.uci",
+                                      "xboard": "protocols.xboard",
+                                      "hackerrank": "protocols.hackerrank"}[name])
+    return module.main
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the `antichess` command line; returns the process exit status."""
+    argv = sys.argv[1:] if argv is None else argv
+    if not argv:
+        return _protocol("auto")()
     parser = _build_parser()
     args = parser.parse_args(argv)
+    if args.command in ("uci", "xboard", "hackerrank"):
+        return _protocol(args.command)()
+    if args.command == "textui":
+        from textui.__main__ import main as textui_main
+
+        return textui_main(["-s"] if args.show_board else [])
     handlers = {"perft": _perft, "warmup": _warmup}
     if args.command is None:
         parser.print_usage(sys.stderr)

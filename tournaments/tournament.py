@@ -1,0 +1,366 @@
+"""A tournament: the schedule of colour-swapped pairs, the executor that plays them (Dask or
+threads), the results store, the PGN output, live progress and the SPRT stop.
+
+The unit of work is one pair of games on one opening (`referee.play_pair`): a Dask task
+on a `LocalCluster` by default or on a remote scheduler (`-cluster tcp://HOST:8786`), or
+a thread with `-cluster threads`.  The driver stores every finished pair in SQLite before
+it counts it, appends its games to the PGN file, prints progress, and cancels the rest
+when the SPRT is decided.  Nothing here knows the rules of chess: every move was checked
+by the referee with `engine.Game`.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import math
+import os
+import random
+import sys
+import threading
+import time
+import uuid
+from dataclasses import dataclass, field
+from typing import Callable, TextIO
+
+from .engines import ConfigError, EngineConfig
+from .openings import OpeningsSpec, load, sequence
+from .referee import GameRecord, Opening, RefereeSettings, play_pair
+from .report import Summary, format_progress, format_summary, summarize
+from .stats import SprtSettings
+from .store import Store, append_pgn
+
+
+@dataclass(frozen=True)
+class TournamentConfig:
+    """A whole tournament as the command line describes it."""
+
+    engines: tuple[EngineConfig, ...]
+    variant: str = "chess"
+    games: int = 1
+    rounds: int = 1
+    kind: str = "round-robin"  # or gauntlet
+    openings: OpeningsSpec | None = None
+    sprt: SprtSettings | None = None
+    referee: RefereeSettings = field(default_factory=RefereeSettings)
+    srand: int | None = None
+    recover: bool = False
+    event: str = "?"
+    site: str = "?"
+    # how it is run (not part of the tournament's identity)
+    concurrency: int = 1
+    cluster: str = "local"
+    db: str | None = None
+    pgnout: str | None = None
+
+    def identity(self) -> dict:
+        """What makes two runs the same tournament (compared on resume)."""
+        ref = self.referee
+        return {
+            "engines": [e.describe() for e in self.engines], "variant": self.variant,
+            "games": self.games, "rounds": self.rounds, "kind": self.kind,
+            "openings": self.openings.describe() if self.openings else None,
+            "sprt": [self.sprt.elo0, self.sprt.elo1, self.sprt.alpha, self.sprt.beta] if self.sprt else None,
+            "referee": {"maxmoves": ref.maxmoves, "repetition": ref.repetition,
+                        "draw": [ref.draw.movenumber, ref.draw.movecount, ref.draw.score] if ref.draw else None,
+                        "resign": [ref.resign.movecount, ref.resign.score, ref.resign.twosided] if ref.resign else None},
+            "event": self.event,
+        }
+
+    def validate(self) -> None:
+        """Raise ConfigError for settings no tournament can run with."""
+        from engine.rules import RuleError, get_rule_set
+
+        try:
+            get_rule_set(self.variant)
+        except RuleError as error:
+            raise ConfigError(str(error)) from None
+        if len(self.engines) < 2:
+            raise ConfigError("a tournament needs at least two engines")
+        names = [e.name for e in self.engines]
+        if len(set(names)) != len(names):
+            raise ConfigError("engine names must be different (use name=)")
+        if self.games < 1 or self.rounds < 1:
+            raise ConfigError("-games and -rounds must be at least 1")
+        if self.kind not in ("round-robin", "gauntlet"):
+            raise ConfigError(f"-tournament must be round-robin or gauntlet, got {self.kind!r}")
+        if self.concurrency < 1:
+            raise ConfigError("-concurrency must be at least 1")
+        if self.sprt is not None and len(self.engines) != 2:
+            raise ConfigError("-sprt needs exactly two engines")
+
+
+@dataclass(frozen=True)
+class PairJob:
+    """One scheduled pair: the two engines (configs[0] is White in slot 0), the opening,
+    and the slots still to play.  Picklable, so a Dask worker can run it."""
+
+    index: int
+    round: int
+    a: int
+    b: int
+    configs: tuple[EngineConfig, EngineConfig]
+    variant: str
+    opening: Opening
+    referee: RefereeSettings
+    slots: tuple[int, ...]
+    event: str = "?"
+    site: str = "?"
+
+
+def encounters(n: int, kind: str) -> list[tuple[int, int]]:
+    """Engine index pairs that meet: all pairs (round robin) or the first against the rest."""
+    if kind == "gauntlet":
+        return [(0, j) for j in range(1, n)]
+    return [(i, j) for i in range(n) for j in range(i + 1, n)]
+
+
+def schedule(config: TournamentConfig, openings: list[Opening], seed: int) -> list[PairJob]:
+    """Every pair of the tournament, in the order they are handed out.
+
+    Each encounter plays games x rounds games, in pairs on one opening with colours swapped
+    (an odd total ends with a single game).  Pairs of different encounters alternate.
+    """
+    meet = encounters(len(config.engines), config.kind)
+    total = config.games * config.rounds
+    per_encounter = (total + 1) // 2
+    plan = []
+    for k in range(per_encounter):
+        slots = (0, 1) if 2 * k + 1 < total else (0,)
+        for a, b in meet:
+            plan.append((k, a, b, slots))
+    spec = config.openings
+    chosen = sequence(openings, len(plan), spec.order if spec else "sequential",
+                      spec.start if spec else 1, seed)
+    jobs = []
+    for index, ((k, a, b, slots), opening) in enumerate(zip(plan, chosen)):
+        jobs.append(PairJob(index=index, round=k + 1, a=a, b=b,
+                            configs=(config.engines[a], config.engines[b]),
+                            variant=config.variant, opening=opening, referee=config.referee,
+                            slots=slots, event=config.event, site=config.site))
+    return jobs
+
+
+def run_job(job: PairJob, should_stop: Callable[[], bool] | None = None) -> list[GameRecord]:
+    """Play a PairJob and label its records (the function a worker runs)."""
+    records = play_pair(job.configs, job.variant, job.opening, job.referee, job.slots,
+                        {"Event": job.event, "Site": job.site, "Round": str(job.index + 1)},
+                        should_stop)
+    for record in records:
+        record.pair = job.index
+        record.round = job.round
+        record.engine_a = job.configs[0].name
+        record.engine_b = job.configs[1].name
+    return records
+
+
+def _dask_task(job: PairJob, stop_name: str) -> list[GameRecord]:
+    """run_job on a Dask worker, polling the run's stop Event at most once a second."""
+    from distributed import Event
+
+    event = Event(stop_name)
+    state = {"checked": 0.0, "stop": False}
+
+    def should_stop() -> bool:
+        now = time.monotonic()
+        if now - state["checked"] >= 1.0:
+            state["checked"] = now
+            try:
+                state["stop"] = event.is_set()
+            except Exception:  # the scheduler went away: finish the pair
+                state["stop"] = False
+        return state["stop"]
+
+    return run_job(job, should_stop)
+
+
+class _ThreadExecutor:
+    """Pairs on local threads (no Dask)."""
+
+    def __init__(self, workers: int):
+        self.pool = concurrent.futures.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="pair")
+        self.stop_event = threading.Event()
+        self.workers = workers
+
+    def submit(self, job: PairJob):
+        return self.pool.submit(run_job, job, self.stop_event.is_set)
+
+    def wait_any(self, futures: set, timeout: float):
+        done, _ = concurrent.futures.wait(futures, timeout=timeout,
+                                          return_when=concurrent.futures.FIRST_COMPLETED)
+        return done
+
+    def result(self, future):
+        return future.result()
+
+    def stop(self, futures) -> None:
+        self.stop_event.set()
+        for future in futures:
+            future.cancel()
+
+    def close(self) -> None:
+        self.pool.shutdown(wait=True, cancel_futures=True)
+
+
+class _DaskExecutor:
+    """Pairs as Dask tasks on a LocalCluster or a remote scheduler."""
+
+    def __init__(self, address: str | None, workers: int):
+        try:
+            from distributed import Client, Event, LocalCluster
+        except ImportError:
+            raise ConfigError("Dask is not installed: pip install 'dask[distributed]', "
+                              "or run with -cluster threads") from None
+        self.cluster = None
+        if address is None:
+            self.cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=False,
+                                        dashboard_address=None, host="127.0.0.1")
+            self.client = Client(self.cluster)
+        else:
+            try:
+                self.client = Client(address, timeout=30)
+            except (OSError, TimeoutError) as error:
+                raise ConfigError(f"cannot reach the Dask scheduler {address}: {error}") from None
+        self.stop_name = f"tournament-stop-{uuid.uuid4().hex}"
+        self.event = Event(self.stop_name, client=self.client)
+        self.workers = max(1, sum(self.client.nthreads().values())) if address else workers
+
+    def submit(self, job: PairJob):
+        return self.client.submit(_dask_task, job, self.stop_name, pure=False,
+                                  key=f"pair-{job.index}-{uuid.uuid4().hex[:8]}")
+
+    def wait_any(self, futures: set, timeout: float):
+        from distributed import wait
+
+        try:
+            result = wait(list(futures), timeout=timeout, return_when="FIRST_COMPLETED")
+        except TimeoutError:
+            return set()
+        return set(result.done)
+
+    def result(self, future):
+        return future.result()
+
+    def stop(self, futures) -> None:
+        self.event.set()
+        pending = [f for f in futures if not f.done()]
+        if pending:
+            self.client.cancel(pending)
+
+    def close(self) -> None:
+        try:
+            self.client.close()
+        finally:
+            if self.cluster is not None:
+                self.cluster.close()
+
+
+def make_executor(cluster: str, concurrency: int, out: TextIO):
+    """The executor for `-cluster`: local (a Dask LocalCluster; threads if Dask is missing),
+    threads, or a scheduler address."""
+    if cluster == "threads":
+        return _ThreadExecutor(concurrency)
+    if cluster == "local":
+        try:
+            import distributed  # noqa: F401
+        except ImportError:
+            print("Dask is not installed; playing on local threads", file=out)
+            return _ThreadExecutor(concurrency)
+        return _DaskExecutor(None, concurrency)
+    return _DaskExecutor(cluster, concurrency)
+
+
+def run(config: TournamentConfig, out: TextIO = sys.stdout) -> Summary:
+    """Run (or resume) the tournament; returns the final summary.
+
+    With a database (`config.db`) the tournament can be killed at any moment and run again
+    with the same arguments: the stored pairs are kept and only the missing ones are played.
+    """
+    config.validate()
+    openings = load(config.openings, config.variant) if config.openings else []
+    seed = config.srand if config.srand is not None else random.SystemRandom().randrange(1, 2**31)
+    store = Store(config.db) if config.db else Store(":memory:")
+    try:
+        seed = store.bind(config.identity(), seed)
+        jobs = schedule(config, openings, seed)
+        done = store.done_slots()
+        todo = []
+        for job in jobs:
+            missing = tuple(s for s in job.slots if s not in done.get(job.index, set()))
+            if missing:
+                todo.append(PairJob(**{**job.__dict__, "slots": missing}))
+        names = [e.name for e in config.engines]
+        total_games = sum(len(j.slots) for j in jobs)
+        if config.pgnout:
+            append_pgn(store, config.pgnout)
+        stored = store.games()
+        if stored:
+            print(f"Resuming: {len(stored)} of {total_games} games already played", file=out)
+        summary = summarize(stored, names, config.sprt)
+        if summary.sprt_decision is not None or not todo:
+            if summary.sprt_decision is not None and todo:
+                print("SPRT already decided; nothing left to play", file=out)
+        else:
+            _play(config, store, todo, names, total_games, out)
+        summary = summarize(store.games(), names, config.sprt)
+        print(format_summary(summary, config.kind), file=out)
+        return summary
+    finally:
+        store.close()
+
+
+def _play(config, store, todo, names, total_games, out) -> None:
+    executor = make_executor(config.cluster, config.concurrency, out)
+    window = max(1, executor.workers) * 2
+    queue = list(todo)
+    queue.reverse()
+    running: dict = {}
+    stop_reason = None
+    try:
+        while queue or running:
+            while queue and len(running) < window and stop_reason is None:
+                job = queue.pop()
+                running[executor.submit(job)] = job
+            if not running:
+                break
+            for future in executor.wait_any(set(running), timeout=1.0):
+                job = running.pop(future)
+                try:
+                    records = executor.result(future)
+                except ConfigError:
+                    executor.stop(list(running))
+                    raise
+                except concurrent.futures.CancelledError:
+                    continue
+                except Exception as error:  # a worker failed: the pair is not counted
+                    if type(error).__name__ == "CancelledError":
+                        continue
+                    print(f"Warning: pair {job.index + 1} failed ({type(error).__name__}: {error}); "
+                          "it will be played on resume", file=out)
+                    continue
+                if stop_reason is not None and len(records) < len(job.slots):
+                    continue
+                if len(records) != len(job.slots):
+                    continue  # abandoned by a stop: not stored, not counted
+                store.add_games(records)
+                if config.pgnout:
+                    append_pgn(store, config.pgnout)
+                games = store.games()
+                for record in records:
+                    print(f"Finished game {job.index + 1}.{record.slot + 1} ({record.white} vs "
+                          f"{record.black}): {record.result} {{{record.reason}}}", file=out)
+                summary = summarize(games, names, config.sprt)
+                print(format_progress(summary, len(games), total_games), file=out)
+                out.flush()
+                if stop_reason is None and summary.sprt_decision is not None:
+                    stop_reason = "sprt"
+                    print(f"SPRT: {summary.sprt_decision} accepted; cancelling the remaining games", file=out)
+                    executor.stop(list(running))
+                    queue.clear()
+                crashed = [r for r in records if r.forfeit in ("crash", "stall")]
+                if stop_reason is None and crashed and not config.recover:
+                    stop_reason = "crash"
+                    print("An engine crashed or stalled and -recover is off: stopping "
+                          "(run again to resume)", file=out)
+                    queue.clear()
+    finally:
+        executor.close()

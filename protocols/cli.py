@@ -42,6 +42,7 @@ def _build_parser() -> argparse.ArgumentParser:
     perft.add_argument("--divide", action="store_true", help="print the count below each root move")
 
     commands.add_parser("warmup", help="compile the engine's kernels into the disk cache")
+    commands.add_parser("tournament", help="engine-vs-engine matches, cutechess-cli style options")
     commands.add_parser("uci", help="speak UCI on stdin/stdout")
     commands.add_parser("xboard", help="speak CECP (xboard protocol 2) on stdin/stdout")
     commands.add_parser("hackerrank", help="read a HackerRank board on stdin, print one move")
@@ -104,6 +105,10 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if not argv:
         return _protocol("auto")()
+    if argv[0] == "tournament":
+        from tournaments.cli import main as tournament_main
+
+        return tournament_main(argv[1:])
     parser = _build_parser()
     args = parser.parse_args(argv)
     if args.command in ("uci", "xboard", "hackerrank"):

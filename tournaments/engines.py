@@ -238,7 +238,7 @@ class EngineProcess:
         try:
             self.proc = subprocess.Popen(
                 list(self.config.cmd), cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                stderr=stderr, start_new_session=True, bufsize=0,
+                stderr=stderr, bufsize=0,
             )
         except OSError as error:
             raise EngineFailure("setup", f"cannot start {self.config.cmd[0]!r}: {error.strerror or error}") from None
@@ -324,13 +324,13 @@ class EngineProcess:
         return time.monotonic() + seconds * self.config.tscale
 
     def kill(self) -> None:
-        """End the process (and its process group) at once."""
+        """End the process at once."""
         if self.proc is None:
             return
         if self.proc.poll() is None:
             try:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
+                self.proc.kill()
+            except OSError:
                 pass
             try:
                 self.proc.wait(timeout=5)

@@ -213,7 +213,7 @@ class _DaskExecutor:
         self.cluster = None
         if address is None:
             self.cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=False,
-                                        dashboard_address=None, host="127.0.0.1")
+                                        dashboard_address=None)
             self.client = Client(self.cluster)
         else:
             try:

@@ -119,7 +119,10 @@ def engine_config(pairs: list[tuple[str, str]]) -> EngineConfig:
                 if not sep or not ours or not theirs:
                     raise ConfigError(f"variantmap wants OURS:THEIRS[,...], got {value!r}")
                 vmap[ours.strip()] = theirs.strip()
-        elif key in ("name", "cmd", "dir", "proto", "tc", "st", "depth", "nodes", "timemargin",
+        elif key in ("tc", "st"):
+            values.pop("st" if key == "tc" else "tc", None)  # the later one wins
+            values[key] = value
+        elif key in ("name", "cmd", "dir", "proto", "depth", "nodes", "timemargin",
                      "restart", "tscale", "stderr", "stfactor"):
             values[key] = value
         elif key in ("ponder", "trust", "whitepov", "book", "bookdepth", "conf", "initstr"):
@@ -139,8 +142,6 @@ def engine_config(pairs: list[tuple[str, str]]) -> EngineConfig:
     if "tc" in values:
         tc = TimeControl.parse(values["tc"])
     if "st" in values:
-        if tc is not None and not tc.infinite:
-            raise ConfigError("give tc= or st=, not both")
         try:
             tc = TimeControl.fixed(float(values["st"]))
         except ValueError as error:

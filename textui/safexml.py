@@ -76,8 +76,12 @@ def parse(data: bytes) -> Node:
     parser.CharacterDataHandler = characters
     try:
         parser.Parse(bytes(data), True)
+    except XmlError:
+        raise
     except expat.ExpatError as error:
         raise XmlError(f"not well-formed XML: {error}") from None
+    except (LookupError, ValueError) as error:  # an unknown or undecodable encoding
+        raise XmlError(f"cannot decode the document: {error}") from None
     except (RecursionError, MemoryError):
         raise XmlError("document too deeply nested or too large") from None
     if len(roots) != 1 or stack:

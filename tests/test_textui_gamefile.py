@@ -1,0 +1,422 @@
+"""The course XML game file: schema validity (checked with a real XSD validator), the staff
+sample, save/load round trips, corrupt and hostile files, and atomic saves."""
+
+from __future__ import annotations
+
+import os
+import random
+
+import pytest
+import xmlschema
+
+from test_textui_helpers import FILES, SPEC
+from textui import gamefile, safexml
+from textui.gamefile import CorruptFile, GameOver
+from textui.session import TextUI
+
+SCHEMA_TEXT = (SPEC / "antichess.xsd").read_text(encoding="iso-8859-1")
+ANTIKING_SCHEMA_TEXT = SCHEMA_TEXT.replace('<xs:enumeration value="king" />',
+                                           '<xs:enumeration value="king" />\n  <xs:enumeration value="antiking" />')
+
+
+@pytest.fixture(scope="module")
+def schema():
+    return xmlschema.XMLSchema(str(SPEC / "antichess.xsd"))
+
+
+@pytest.fixture(scope="module")
+def antiking_schema():
+    assert ANTIKING_SCHEMA_TEXT != SCHEMA_TEXT
+    return xmlschema.XMLSchema(ANTIKING_SCHEMA_TEXT)
+
+
+def play_random(ui: TextUI, plies: int, rng: random.Random, time_text: str = "100") -> None:
+    """Play up to `plies` random legal moves through MakeMove (stops when the game ends)."""
+    for _ in range(plies):
+        if ui.over is not None:
+            return
+        moves = ui.execute("PrintAllMoves")
+        ui.execute(f"MakeMove {rng.choice(moves)} {time_text}")
+
+
+def saved_text(ui: TextUI, folder, name: str = "game.xml") -> str:
+    assert ui.execute(f"SaveGame {folder / name}") == ["Game saved"]
+    return (folder / name).read_text(encoding="utf-8")
+
+
+def ui_state(ui: TextUI):
+    """Everything a command can observe about the game in `ui`."""
+    return (ui.game.fen() if ui.game else None, [m.uci() for m in ui.game.move_stack] if ui.game else None,
+            list(ui.history), dict(ui.clocks), dict(ui.initial), ui.over, ui.players, ui.pending)
+
+
+# -- schema validity -------------------------------------------------------------------------
+
+def test_staff_sample_is_valid_and_loads_as_a_finished_white_win(schema):
+    assert schema.is_valid(str(SPEC / "sample_game.xml"))
+    saved = gamefile.load((SPEC / "sample_game.xml").read_bytes())
+    assert saved.replayed
+    assert saved.over == GameOver("white", "checkmate")
+    assert saved.timing == gamefile.Timing(300000, 300000, 290000, 290000)
+    assert [entry.value for entry in saved.history][-1] == "b8-c8"
+
+
+@pytest.mark.parametrize("variant,clock", [("mit-antichess", "0"), ("mit-antichess", "90000"),
+                                           ("chess", "5000"), ("antichess", "0"), ("hackerrank", "7000"),
+                                           ("giveaway", "0"), ("suicide", "0"), ("losers", "0")])
+def test_saved_files_are_valid_under_the_course_schema(schema, variant, clock, tmp_path):
+    rng = random.Random(variant + clock)
+    for game_number in range(3):
+        ui = TextUI()
+        ui.execute(f"StartNewGame human {clock} human {clock} {variant}")
+        play_random(ui, rng.randrange(0, 120), rng, "1")
+        text = "\n".join(ui.execute("PrintBoard")) + "\n" if ui.over is None else None
+        if text is None:  # finished: the writer still produces a valid gameOver element
+            text = gamefile.dump(ui.game, ui.history, ui._timing(), ui.over)
+            assert "<gameOver" in text
+        else:
+            assert saved_text(ui, tmp_path) == text  # PrintBoard prints what SaveGame writes
+        schema.validate(text)
+
+
+@pytest.mark.parametrize("variant", ["antiking-antichess", "antiking1", "antiking2"])
+def test_antiking_files_are_valid_with_antiking_added_to_the_piece_names(schema, antiking_schema, variant):
+    ui = TextUI()
+    ui.execute(f"StartNewGame human 60000 human 60000 {variant}")
+    play_random(ui, 30, random.Random(variant), "10")
+    text = gamefile.dump(ui.game, ui.history, ui._timing(), ui.over)
+    assert 'piece="antiking"' in text
+    antiking_schema.validate(text)
+    assert not schema.is_valid(text)  # the course schema's piece list has no antiking
+
+
+def test_every_gameover_the_writer_produces_is_valid(schema):
+    ui = TextUI()
+    ui.execute("StartNewGame human 0 human 0")
+    for winner in ("white", "black", None):
+        for description in gamefile.GAME_ENDS:
+            schema.validate(gamefile.dump(ui.game, [], None, GameOver(winner, description)))
+
+
+# -- the hand-written schema check agrees with the XSD validator ------------------------------
+
+def _mutations(text: str, rng: random.Random, count: int) -> list[str]:
+    """Small edits of a valid document, valid or not, for comparing validators."""
+    edits = [
+        ('ruleset="6170-spring-2006"', ''),
+        ('ruleset="6170-spring-2006"', 'ruleset=""'),
+        ('timed="true"', 'timed="yes"'), ('timed="true"', 'timed=" 1 "'), ('timed="true"', 'timed="TRUE"'),
+        ('currentWhite="', 'currentWhite="+'), ('currentWhite="', 'currentWhite="-'),
+        ('currentWhite="', 'currentWhite="x'), ('currentBlack="', 'currentBlack=" '),
+        ('initBlack="', 'initBlack="1.'),
+        ('side="white"', 'side="White"'), ('side="white"', 'side=" white"'), ('side="black"', ''),
+        ('value="', 'value="x'), ('value="', 'value="a'), ('-', '_'),
+        ('time="', 'time="0'), ('time="', 'time="-0'), ('time="', 'time="1e'),
+        ('id="', 'id="i'), ('id="', 'id=" '), ('piece="pawn"', 'piece="Pawn"'),
+        ('piece="king"', 'piece="antiking"'), ('piece="rook"', ''),
+        ('<moveHistory>', '<moveHistory foo="bar">'), ('<pieces>', '<pieces xmlns:q="urn:q" q:a="1">'),
+        ('<pieces>', '<pieces>text'), ('<moveHistory>', '<moveHistory><extension><x/></extension>'),
+        (' />', '><extension><any/></extension></move>'), (' />', '><extension/></move>'),
+        (' />', '><extension>words</extension></move>'), (' />', '><other/></move>'),
+        ('</pieces>', '</pieces><gameOver description="checkmate"/>'),
+        ('</pieces>', '</pieces><gameOver winner="white"/>'),
+        ('</pieces>', '</pieces><gameOver description="draw"/>'),
+        ('</pieces>', '</pieces><extension><a/><b>t</b></extension>'),
+        ('</pieces>', '</pieces><extension><a/></extension><gameOver description="stalemate"/>'),
+        ('</pieces>', '</pieces><gameOver description="stalemate"/><gameOver description="stalemate"/>'),
+        ('</pieces>', '</pieces><extension><game ruleset="x"/></extension>'),
+        ('</pieces>', '</pieces><surprise/>'),
+        ('<pieces>', '<!-- note --><pieces>'), ('<pieces>', '<?pi data?><pieces>'),
+        ('<game ', '<game xmlns="urn:other" '), ('<game ', '<game other="1" '),
+        ('<time ', '<time currentWhite="5" ', ),
+    ]
+    out = []
+    for _ in range(count):
+        mutated = text
+        for _ in range(rng.randint(1, 2)):
+            old, new = rng.choice(edits)
+            positions = [i for i in range(len(mutated)) if mutated.startswith(old, i)]
+            if positions:
+                i = rng.choice(positions)
+                mutated = mutated[:i] + new + mutated[i + len(old):]
+        out.append(mutated)
+    # structural edits: drop, repeat or swap whole lines
+    lines = text.split("\n")
+    for _ in range(count // 3):
+        edited = list(lines)
+        i, j = rng.randrange(1, len(lines) - 2), rng.randrange(1, len(lines) - 2)
+        choice = rng.randrange(3)
+        if choice == 0:
+            del edited[i]
+        elif choice == 1:
+            edited.insert(i, edited[j])
+        else:
+            edited[i], edited[j] = edited[j], edited[i]
+        out.append("\n".join(edited))
+    return out
+
+
+def _well_formed(text: str):
+    try:
+        return safexml.parse(text.encode("utf-8"))
+    except safexml.XmlError:
+        return None
+
+
+def test_schema_check_agrees_with_an_xsd_validator(schema, antiking_schema):
+    rng = random.Random(6170)
+    ui = TextUI()
+    ui.execute("StartNewGame human 60000 human 50000")
+    play_random(ui, 6, rng, "250")
+    base = "\n".join(ui.execute("PrintBoard")) + "\n"
+    verdicts = {True: 0, False: 0}
+    for text in _mutations(base, rng, 600):
+        root = _well_formed(text)
+        if root is None:
+            continue
+        for xsd, allow in ((schema, False), (antiking_schema, True)):
+            try:
+                gamefile.check_schema(root, allow_antiking=allow)
+                ours = True
+            except CorruptFile:
+                ours = False
+            assert ours == xsd.is_valid(text), text
+            verdicts[ours] += 1
+    assert verdicts[True] > 50 and verdicts[False] > 200  # both kinds were really compared
+
+
+# -- round trips -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("variant", ["mit-antichess", "antiking-antichess", "chess", "hackerrank"])
+def test_save_load_save_gives_identical_files_and_the_game_plays_on_the_same(variant, tmp_path):
+    rng = random.Random(variant)
+    for trial in range(4):
+        clock = rng.choice(["0", "600000"])
+        original = TextUI()
+        original.execute(f"StartNewGame human {clock} human {clock} {variant}")
+        play_random(original, rng.randrange(0, 60), rng, "7")
+        if original.over is not None:
+            continue
+        first = saved_text(original, tmp_path, "first.xml")
+        loaded = TextUI()
+        assert loaded.execute(f"LoadGame {tmp_path / 'first.xml'}") == ["Game loaded"]
+        assert saved_text(loaded, tmp_path, "second.xml") == first
+        assert loaded.game.fen() == original.game.fen()
+        for _ in range(40):  # both play on identically, command by command
+            if original.over is not None:
+                break
+            moves = original.execute("PrintAllMoves")
+            assert loaded.execute("PrintAllMoves") == moves
+            command = f"MakeMove {rng.choice(moves)} 3"
+            assert loaded.execute(command) == original.execute(command)
+            assert loaded.execute("PrintBoard") == original.execute("PrintBoard") or original.over
+            assert loaded.execute("GetTime white") == original.execute("GetTime white") or original.over
+
+
+def test_a_game_with_a_pass_round_trips(tmp_path):
+    ui = TextUI()
+    ui.execute(f"LoadGame {FILES / 'stalemate_pass.xml'}")
+    assert ui.execute("MakeMove e7-e6 10") == ["e7-e6"]  # White passes again
+    text = saved_text(ui, tmp_path)
+    again = TextUI()
+    assert again.execute(f"LoadGame {tmp_path / 'game.xml'}") == ["Game loaded"]
+    assert again.game.turn == "black"
+    assert again.execute("PrintAllMoves") == ["e6-e5", "h8-g7", "h8-g8", "h8-h7"]
+    assert saved_text(again, tmp_path, "again.xml") == text
+
+
+def test_history_that_replays_keeps_the_move_stack():
+    ui = TextUI()
+    ui.execute(f"LoadGame {SPEC / 'sample_game.xml'}")
+    assert len(ui.game.move_stack) == 19
+    ui.execute(f"LoadGame {FILES / 'en_passant.xml'}")
+    assert ui.game.move_stack == [] and ui.game.fen().split()[3] == "d6"
+
+
+# -- corrupt and hostile files ----------------------------------------------------------------
+
+def _loaded_ui(tmp_path) -> TextUI:
+    ui = TextUI()
+    ui.execute("StartNewGame human 60000 computer 50000")
+    play_random(ui, 1, random.Random(1))
+    return ui
+
+
+def assert_corrupt_and_unchanged(ui: TextUI, path) -> None:
+    before = ui_state(ui)
+    board = ui.execute("PrintBoard")
+    assert ui.execute(f"LoadGame {path}") == ["Corrupt file"]
+    assert ui_state(ui) == before
+    assert ui.execute("PrintBoard") == board
+
+
+@pytest.mark.parametrize("name", ["truncated.xml", "two_kings.xml", "wrong_value.xml", "entity_bomb.xml",
+                                  "external_entity.xml", "not_xml.txt"])
+def test_corrupt_fixture_files_leave_the_game_unchanged(name, tmp_path):
+    assert_corrupt_and_unchanged(_loaded_ui(tmp_path), FILES / name)
+
+
+def test_every_truncation_of_a_saved_game_is_corrupt(tmp_path):
+    ui = _loaded_ui(tmp_path)
+    data = (SPEC / "sample_game.xml").read_bytes()
+    path = tmp_path / "cut.xml"
+    cut = data.rstrip()
+    for length in range(0, len(cut), 3):
+        path.write_bytes(cut[:length])
+        with pytest.raises(CorruptFile):
+            gamefile.load(path.read_bytes())
+    assert_corrupt_and_unchanged(ui, path)
+
+
+BAD_DOCUMENTS = {
+    "wrong root": '<?xml version="1.0"?><match ruleset="x"><time/><moveHistory/><pieces/></match>',
+    "missing pieces": '<game ruleset="x"><time/><moveHistory/></game>',
+    "missing ruleset": '<game><time/><moveHistory/><pieces/></game>',
+    "piece on two squares": None,  # built below
+    "pawn on the last rank": None,
+    "side not to move in check": None,
+    "no kings": '<game ruleset="x"><time/><moveHistory/><pieces/></game>',
+    "gameOver contradicts the position": None,
+    "gameOver claims checkmate that is not there": None,
+    "timed without clocks": None,
+    "both clocks run out": None,
+    "doctype without entities": '<!DOCTYPE game><game ruleset="x"><time/><moveHistory/><pieces/></game>',
+    "parameter entity": '<!DOCTYPE game [<!ENTITY % p SYSTEM "http://localhost/x.dtd"> %p;]><game ruleset="x"/>',
+    "undefined entity": '<game ruleset="&nothing;"><time/><moveHistory/><pieces/></game>',
+    "unknown encoding": '<?xml version="1.0" encoding="klingon"?><game ruleset="x"/>',
+    "two roots": '<game ruleset="x"/><game ruleset="y"/>',
+    "empty": "",
+    "binary": "\x00\x01\x02\xff",
+}
+
+
+def _document(pieces: str, time: str = '<time timed="false" />', history: str = "<moveHistory />",
+              tail: str = "") -> str:
+    return f'<game ruleset="6170-spring-2006">{time}{history}<pieces>{pieces}</pieces>{tail}</game>'
+
+
+def _square(square: str, side: str, piece: str) -> str:
+    return f'<square id="{square}" side="{side}" piece="{piece}" />'
+
+
+KINGS = _square("e8", "black", "king") + _square("e1", "white", "king")
+PAWNS = _square("a7", "black", "pawn") + _square("a2", "white", "pawn")
+BAD_DOCUMENTS.update({
+    "piece on two squares": _document(KINGS + PAWNS + _square("a2", "white", "rook")),
+    "pawn on the last rank": _document(KINGS + PAWNS + _square("c8", "white", "pawn")),
+    "side not to move in check": _document(KINGS + PAWNS + _square("e4", "white", "rook"),
+                                           history='<moveHistory><move side="black" value="a7-a6"/></moveHistory>'),
+    "gameOver contradicts the position": _document(
+        _square("h8", "black", "king") + _square("a8", "white", "rook") + _square("g6", "white", "king")
+        + _square("a2", "white", "pawn"), history='<moveHistory><move side="white" value="a1-a8"/></moveHistory>',
+        tail='<gameOver winner="black" description="checkmate" />'),
+    "gameOver claims checkmate that is not there": _document(
+        KINGS + PAWNS, tail='<gameOver winner="white" description="checkmate" />'),
+    "timed without clocks": _document(KINGS + PAWNS, time='<time timed="true" initWhite="5" initBlack="5" />'),
+    "both clocks run out": _document(KINGS + PAWNS, time='<time timed="true" currentWhite="0" currentBlack="-4" />'),
+})
+
+
+@pytest.mark.parametrize("name", sorted(BAD_DOCUMENTS))
+def test_bad_documents_are_corrupt_and_leave_the_game_unchanged(name, tmp_path):
+    path = tmp_path / "bad.xml"
+    path.write_bytes(BAD_DOCUMENTS[name].encode("utf-8", "surrogateescape"))
+    assert_corrupt_and_unchanged(_loaded_ui(tmp_path), path)
+
+
+def test_an_external_entity_is_never_read(tmp_path):
+    secret = tmp_path / "secret.txt"
+    secret.write_text("6170-spring-2006")
+    text = (f'<?xml version="1.0"?><!DOCTYPE game [<!ENTITY s SYSTEM "{secret.as_uri()}">]>'
+            + _document(KINGS + PAWNS).replace('"6170-spring-2006"', '"&s;"'))
+    with pytest.raises(CorruptFile, match="entity declarations"):
+        gamefile.load(text.encode())
+
+
+def test_a_large_entity_bomb_is_refused_at_once():
+    levels = ['<!ENTITY e0 "' + "x" * 100 + '">']
+    levels += [f'<!ENTITY e{i} "' + f"&e{i - 1};" * 10 + '">' for i in range(1, 12)]
+    text = f'<!DOCTYPE game [{"".join(levels)}]><game ruleset="&e11;"/>'
+    with pytest.raises(CorruptFile):
+        gamefile.load(text.encode())
+
+
+def test_files_that_are_not_regular_files_or_too_large_are_corrupt(tmp_path):
+    ui = _loaded_ui(tmp_path)
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    assert_corrupt_and_unchanged(ui, fifo)  # would block forever if it were opened for reading
+    assert_corrupt_and_unchanged(ui, tmp_path)
+    big = tmp_path / "big.xml"
+    big.write_bytes(b" " * (gamefile.MAX_FILE_BYTES + 1))
+    assert_corrupt_and_unchanged(ui, big)
+    assert_corrupt_and_unchanged(ui, tmp_path / "missing.xml")
+
+
+def test_lenient_ruleset_names_and_time_expired_games(tmp_path):
+    path = tmp_path / "g.xml"
+    path.write_text(_document(KINGS + PAWNS).replace("6170-spring-2006", "any course 2007"))
+    ui = TextUI()
+    assert ui.execute(f"LoadGame {path}") == ["Game loaded"]
+    assert ui.game.variant == "mit-antichess"
+    antiking = (_square("e8", "black", "king") + _square("e1", "white", "king") + _square("d6", "white", "antiking")
+                + _square("d3", "black", "antiking") + _square("c7", "black", "pawn") + _square("c2", "white", "pawn")
+                + _square("h7", "black", "pawn") + _square("h2", "white", "pawn"))
+    path.write_text(_document(antiking).replace("6170-spring-2006", "mystery"))
+    assert ui.execute(f"LoadGame {path}") == ["Game loaded"]
+    assert ui.game.variant == "antiking-antichess"
+    path.write_text(_document(KINGS + PAWNS, time='<time timed="true" currentWhite="100" currentBlack="200" />',
+                              tail='<gameOver winner="black" description="timeExpired" />'))
+    assert ui.execute(f"LoadGame {path}") == ["Game loaded", "Black Player has won"]
+    assert ui.execute("GetTime white") == ["Input error"]
+    path.write_text(_document(KINGS + PAWNS, time='<time timed="true" currentWhite="100" currentBlack="0" />'))
+    assert ui.execute(f"LoadGame {path}") == ["Game loaded", "White Player has won"]
+
+
+# -- atomic saves -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("failing", ["replace", "fsync", "write"])
+def test_a_failed_save_leaves_the_earlier_file_whole(failing, tmp_path, monkeypatch):
+    ui = _loaded_ui(tmp_path)
+    path = tmp_path / "game.xml"
+    old = saved_text(ui, tmp_path)
+    play_random(ui, 2, random.Random(2))
+
+    def crash(*args, **kwargs):
+        raise OSError("disk on fire")
+
+    if failing == "write":
+        real_fdopen = os.fdopen
+
+        class Broken:
+            def __init__(self, handle):
+                self.handle = handle
+
+            def __enter__(self):
+                return self
+
+            def __exit__(self, *exc):
+                self.handle.close()
+
+            def write(self, data):
+                self.handle.write(data[: len(data) // 2])
+                raise OSError("disk full")
+
+        monkeypatch.setattr(os, "fdopen", lambda *a, **k: Broken(real_fdopen(*a, **k)))
+    else:
+        monkeypatch.setattr(os, failing, crash)
+    assert ui.execute(f"SaveGame {path}") == ["Input error"]
+    monkeypatch.undo()
+    assert path.read_text(encoding="utf-8") == old
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["game.xml"]  # no temporary file left
+
+
+def test_save_keeps_the_file_mode_and_writes_through_a_new_inode(tmp_path):
+    ui = _loaded_ui(tmp_path)
+    path = tmp_path / "game.xml"
+    saved_text(ui, tmp_path)
+    os.chmod(path, 0o640)
+    inode = os.stat(path).st_ino
+    saved_text(ui, tmp_path)
+    assert os.stat(path).st_mode & 0o777 == 0o640
+    assert os.stat(path).st_ino != inode  # replaced by rename, never rewritten in place

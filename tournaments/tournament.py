@@ -269,12 +269,13 @@ def make_executor(cluster: str, concurrency: int, out: TextIO):
     return _DaskExecutor(cluster, concurrency)
 
 
-def run(config: TournamentConfig, out: TextIO = sys.stdout) -> Summary:
+def run(config: TournamentConfig, out: TextIO | None = None) -> Summary:
     """Run (or resume) the tournament; returns the final summary.
 
     With a database (`config.db`) the tournament can be killed at any moment and run again
     with the same arguments: the stored pairs are kept and only the missing ones are played.
     """
+    out = sys.stdout if out is None else out
     config.validate()
     openings = load(config.openings, config.variant) if config.openings else []
     seed = config.srand if config.srand is not None else random.SystemRandom().randrange(1, 2**31)
@@ -361,6 +362,7 @@ def _play(config, store, todo, names, total_games, out) -> None:
                     stop_reason = "crash"
                     print("An engine crashed or stalled and -recover is off: stopping "
                           "(run again to resume)", file=out)
+                    executor.stop(list(running))
                     queue.clear()
     finally:
         executor.close()

@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+"""Make a balanced opening book (EPD) for one rule set with the project's own engine.
+
+Method: play PLIES uniformly random legal moves from the start position (seeded), drop
+duplicates and finished games, search the position with `engine.Game.search` to a fixed
+depth, and keep it only when the score is within THRESHOLD centipawns of zero, no mate is
+found, and a shallower search (depth - 2) agrees within THRESHOLD as well.  The EPD
+starts with a `#` header recording the exact command, so the book can be made again.
+
+    python3 tournaments/books/make_book.py --variant antichess --count 100 \
+        --plies 6 --depth 8 --threshold 100 --seed 1 --out tournaments/books/antichess.epd
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import sys
+import tempfile
+import time
+
+
+def balanced(game, depth: int, threshold: int) -> tuple[bool, int | None]:
+    """(kept?, score) for the position of `game` under the two searches."""
+    deep = game.search(depth=depth)
+    if deep.info is None or deep.info.mate is not None or abs(deep.info.score) > threshold:
+        return False, None if deep.info is None else deep.info.score
+    shallow = game.search(depth=max(1, depth - 2))
+    if shallow.info is None or shallow.info.mate is not None or abs(shallow.info.score) > threshold:
+        return False, deep.info.score
+    return True, deep.info.score
+
+
+def make(variant: str, count: int, plies: int, depth: int, threshold: int, seed: int,
+         max_tries: int = 100000) -> tuple[list[tuple[str, int]], int]:
+    """([(EPD line, score)], positions tried)."""
+    from engine import Game
+
+    rng = random.Random(seed)
+    seen: set[str] = set()
+    kept: list[tuple[str, int]] = []
+    tries = 0
+    while len(kept) < count and tries < max_tries:
+        game = Game(variant)
+        for _ in range(plies):
+            moves = game.legal_moves()
+            if not moves or game.outcome() is not None:
+                break
+            game.push(rng.choice(moves))
+        if len(game.move_stack) < plies or game.outcome() is not None:
+            continue
+        epd = " ".join(game.fen().split()[:4])
+        if epd in seen:
+            continue
+        seen.add(epd)
+        tries += 1
+        ok, score = balanced(game, depth, threshold)
+        if ok:
+            kept.append((f'{epd} id "{variant}-{len(kept) + 1:03d}"; c0 "score {score:+d} cp at depth {depth}";', score))
+    return kept, tries
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command line: write the book atomically to --out."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--variant", required=True)
+    parser.add_argument("--count", type=int, default=100)
+    parser.add_argument("--plies", type=int, default=6)
+    parser.add_argument("--depth", type=int, default=8)
+    parser.add_argument("--threshold", type=int, default=100)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--out", required=True)
+    args = parser.parse_args(argv)
+    started = time.time()
+    kept, tries = make(args.variant, args.count, args.plies, args.depth, args.threshold, args.seed)
+    header = [
+        f"# {args.variant} opening book: {len(kept)} positions after {args.plies} random plies,",
+        f"# kept when engine.Game.search at depth {args.depth} and {args.depth - 2} scores within "
+        f"+-{args.threshold} cp with no mate",
+        f"# ({len(kept)} kept of {tries} distinct positions searched, {time.time() - started:.0f} s).",
+        f"# Made by: python3 tournaments/books/make_book.py --variant {args.variant} --count {args.count} "
+        f"--plies {args.plies} --depth {args.depth} --threshold {args.threshold} --seed {args.seed} --out FILE",
+        "# For tools that do not skip '#' lines (cutechess-cli): grep -v '^#' FILE > book.epd",
+    ]
+    text = "\n".join(header + [line for line, _ in kept]) + "\n"
+    directory = os.path.dirname(os.path.abspath(args.out))
+    handle, tmp = tempfile.mkstemp(dir=directory, suffix=".epd")
+    with os.fdopen(handle, "w") as out:
+        out.write(text)
+    os.replace(tmp, args.out)
+    print(f"{len(kept)} of {tries} positions kept -> {args.out}")
+    return 0 if len(kept) == args.count else 1
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+    sys.exit(main())

@@ -1,0 +1,35 @@
+"""`antichess` with no arguments: UCI or CECP, chosen by the first line the GUI sends.
+
+`xboard` selects CECP (xboard protocol 2); anything else selects UCI and is then handled
+as the first UCI command (so `uci` gets its `uciok`, and a stray first line gets an
+`info string`).  Blank lines before the first command are skipped.
+"""
+
+from __future__ import annotations
+
+from .host import clean_line, ignore_sigint, run_stdio, stdin_reader
+
+
+def choose(first_line: str) -> str:
+    """'xboard' or 'uci': the protocol a GUI's first line asks for."""
+    return "xboard" if first_line.split()[:1] == ["xboard"] else "uci"
+
+
+def main() -> int:
+    """Read the first non-blank line, then run that protocol on standard input/output."""
+    stdin = stdin_reader()
+    while True:
+        raw = stdin.readline()
+        if not raw:
+            return 0
+        first = clean_line(raw)
+        if first:
+            break
+    if choose(first) == "xboard":
+        from .xboard import CecpAdapter
+
+        ignore_sigint()
+        return run_stdio(CecpAdapter, [first], stdin=stdin)
+    from .uci import UciAdapter
+
+    return run_stdio(UciAdapter, [first], stdin=stdin)

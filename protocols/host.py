@@ -1,0 +1,364 @@
+"""What the UCI and CECP adapters share: the event loop, the engine loader and search jobs.
+
+An adapter is a single-threaded state machine.  Everything it reacts to arrives as an event
+on one queue: input lines (from a reader thread, a test, or a list) and finished searches
+(from worker threads).  So adapter state is only ever touched by the thread running
+`Adapter.run()`, searches never block the input, and `stop`, `isready`, `ping` and `?` are
+answered while the engine thinks.  Worker threads only print search progress (`info` or
+thinking lines) through the same locked writer.
+
+Nothing here knows a rule: positions, moves and results come from `engine.Game`, moves to
+play from `engine.Searcher` (see `protocols.play`).  `engine.game` loads numba, so it is
+imported by `Loader` in the background, after the adapter has answered the GUI's first
+command.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import sys
+import threading
+import time
+from typing import Callable, Iterable
+
+from engine.rules import RULE_SETS, RuleError, get_rule_set
+
+ENGINE_NAME = "antichess-engine 0.1"
+ENGINE_AUTHOR = "the antichess-engine developers"
+
+# The names every protocol accepts, in the order they are offered (UCI_Variant's vars).
+UCI_VARIANT_NAMES = ("chess", "standard", "normal", "antichess", "giveaway", "suicide", "losers",
+                     "mit-antichess", "antiking-antichess", "antiking1", "antiking2", "hackerrank")
+
+HASH_MIN, HASH_MAX, HASH_DEFAULT = 1, 1024, 16
+OVERHEAD_MIN, OVERHEAD_MAX, OVERHEAD_DEFAULT = 0, 5000, 30  # milliseconds
+SKILL_MIN, SKILL_MAX = 0, 20
+
+MAX_LINE = 100_000  # longer input lines are cut (a line is a command, never a file)
+
+
+def canonical_variant(name: str) -> str | None:
+    """The rule set's canonical name for a protocol variant name, or None if unknown."""
+    try:
+        return get_rule_set(name).name
+    except RuleError:
+        return None
+
+
+def clean_line(raw: bytes | str) -> str:
+    """One input line as ASCII text: tabs and control characters become spaces, anything
+    else outside printable ASCII (undecodable bytes too) becomes '?'."""
+    if isinstance(raw, bytes):
+        raw = raw.decode("utf-8", errors="replace")
+    raw = raw[:MAX_LINE]
+    return "".join(c if " " <= c <= "~" else (" " if c < " " or c == "\x7f" else "?") for c in raw).strip()
+
+
+class Loader:
+    """Imports the numba-backed engine modules and loads every kernel from the disk cache,
+    in a background thread, so the first `go` does not pay for it."""
+
+    def __init__(self):
+        self._thread: threading.Thread | None = None
+        self._done = threading.Event()
+        self.error: BaseException | None = None
+        self.seconds = 0.0
+
+    def start(self) -> None:
+        """Begin loading (idempotent)."""
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._load, name="engine-loader", daemon=True)
+            self._thread.start()
+
+    def wait(self) -> None:
+        """Start loading if needed and block until it has finished."""
+        self.start()
+        self._done.wait()
+
+    @property
+    def ready(self) -> bool:
+        return self._done.is_set()
+
+    def _load(self) -> None:
+        started = time.perf_counter()
+        try:
+            from engine import Game, Limits, Searcher
+
+            # Touch the kernels a game uses so they are loaded now, not on the first move.
+            game = Game("antichess")
+            game.legal_moves()
+            game.outcome()
+            game.perft(2)
+            Searcher(hash_mb=1).search(game, Limits(depth=2))
+            Game("chess").is_check()
+        except BaseException as error:  # reported on first use; never kills the adapter
+            self.error = error
+        finally:
+            self.seconds = time.perf_counter() - started
+            self._done.set()
+
+
+class Job:
+    """One search or perft running in a worker thread."""
+
+    def __init__(self, kind: str, run: Callable[["Job"], object], data: dict | None = None):
+        self.kind = kind
+        self.data = data or {}
+        self.result: object = None
+        self.error: BaseException | None = None
+        self.discarded = False  # set: the adapter no longer wants this job's output
+        self.handled = False
+        self.stop_requested = threading.Event()
+        self._run = run
+        self.thread = threading.Thread(target=self._main, name=f"engine-{kind}", daemon=True)
+        self.on_finish: Callable[["Job"], None] | None = None
+
+    def _main(self) -> None:
+        try:
+            self.result = self._run(self)
+        except BaseException as error:
+            self.error = error
+        if self.on_finish is not None:
+            self.on_finish(self)
+
+
+class Adapter:
+    """Base of the protocol adapters: an event loop over input lines and finished jobs.
+
+    `write` receives each output line (without newline) and is called under a lock, so
+    lines from worker threads never interleave.  Subclasses implement `handle(line)` and
+    `job_finished(job)`; `run()` processes events until `quit` or end of input.
+    """
+
+    def __init__(self, write: Callable[[str], None]):
+        self._write = write
+        self._write_lock = threading.Lock()
+        self._events: queue.Queue = queue.Queue()
+        self.loader = Loader()
+        self.job: Job | None = None
+        self.finished = False
+        self._searcher = None
+
+    # -- output ------------------------------------------------------------------------
+
+    def send(self, line: str) -> None:
+        """Write one output line (thread-safe)."""
+        with self._write_lock:
+            self._write(line)
+
+    # -- input -------------------------------------------------------------------------
+
+    def put_line(self, line: bytes | str) -> None:
+        """Queue an input line (thread-safe)."""
+        self._events.put(("line", line))
+
+    def put_settle(self, timeout: float = 60.0) -> None:
+        """Queue a pause that lets the running job end by itself (at most `timeout` s, then
+        it is stopped) before the lines after it are read; for transcripts and tests."""
+        self._events.put(("settle", timeout))
+
+    def put_eof(self) -> None:
+        """Queue the end of input: the adapter quits after the lines before it."""
+        self._events.put(("eof", None))
+
+    def run(self) -> int:
+        """Process events until `quit` or end of input; returns the exit status."""
+        while not self.finished:
+            kind, payload = self._events.get()
+            if kind == "line":
+                self._dispatch(clean_line(payload))
+            elif kind == "done":
+                self._complete(payload)
+            elif kind == "settle":
+                self._settle(payload)
+            else:
+                self.quit()
+        return 0
+
+    def _settle(self, timeout: float) -> None:
+        job = self.job
+        if job is not None:
+            job.thread.join(timeout)
+            self.stop_job(discard=False)
+
+    def _dispatch(self, line: str) -> None:
+        if not line:
+            return
+        try:
+            self.handle(line)
+        except Exception as error:  # a bug must not take the engine down with it
+            self.report_error(f"internal error on {line[:80]!r}: {type(error).__name__}: {error}")
+
+    def handle(self, line: str) -> None:  # pragma: no cover - abstract
+        """React to one non-empty input line."""
+        raise NotImplementedError
+
+    def report_error(self, message: str) -> None:  # pragma: no cover - abstract
+        """Tell the GUI about bad input or a failure, in the protocol's way."""
+        raise NotImplementedError
+
+    def quit(self) -> None:
+        """Stop any job (its output is discarded unless the subclass says otherwise) and end."""
+        self.stop_job(discard=True)
+        self.finished = True
+
+    # -- engine ------------------------------------------------------------------------
+
+    def engine_ready(self) -> bool:
+        """Wait for the loader; False (and an error reported) if the engine cannot load."""
+        self.loader.wait()
+        if self.loader.error is not None:
+            self.report_error(f"engine failed to load: {self.loader.error}")
+            return False
+        return True
+
+    @property
+    def searcher(self):
+        """The Searcher, created on first use (after the loader)."""
+        if self._searcher is None:
+            from engine import Searcher
+
+            self._searcher = Searcher(hash_mb=self.hash_mb)
+        return self._searcher
+
+    hash_mb = HASH_DEFAULT
+
+    def start_job(self, job: Job) -> None:
+        """Run `job` in a worker thread; its completion comes back as an event."""
+        self.job = job
+        job.on_finish = lambda finished: self._events.put(("done", finished))
+        job.thread.start()
+
+    def stop_job(self, discard: bool, wait: bool = True) -> None:
+        """Stop the running job.  With `discard` its result is dropped; otherwise it is
+        handled now (e.g. the UCI bestmove is printed) before this returns.  A perft cannot
+        be stopped: it is waited for, or with `discard` left to finish unheard."""
+        job = self.job
+        if job is None:
+            return
+        if discard:
+            job.discarded = True
+        job.stop_requested.set()
+        if not wait:
+            return
+        if job.kind == "perft":  # perft cannot be interrupted: wait for it, or drop it
+            if discard:
+                self.job = None
+                return
+            job.thread.join()
+        while job.thread.is_alive():
+            # A search that had not yet started when stop() was called clears the flag
+            # when it starts, so keep asking until the thread is gone.
+            self.searcher.stop()
+            job.thread.join(0.02)
+        self._complete(job)
+
+    def _complete(self, job: Job) -> None:
+        if job.handled:
+            return
+        job.handled = True
+        if self.job is job:
+            self.job = None
+        if not job.discarded:
+            self.job_finished(job)
+
+    def job_finished(self, job: Job) -> None:  # pragma: no cover - abstract
+        """A job ended and its output is wanted."""
+        raise NotImplementedError
+
+
+class FdLineReader:
+    """Lines (bytes) from a file descriptor, read with os.read: no buffered-reader lock, so
+    a reader thread still blocked in it cannot hang or abort the interpreter's exit."""
+
+    def __init__(self, fd: int):
+        self.fd = fd
+        self._buffer = b""
+        self._eof = False
+
+    def readline(self) -> bytes:
+        """The next line with its newline; the rest at end of input; b"" after that."""
+        while b"\n" not in self._buffer and not self._eof:
+            try:
+                chunk = os.read(self.fd, 65536)
+            except InterruptedError:
+                continue
+            except OSError:
+                chunk = b""
+            if not chunk:
+                self._eof = True
+            self._buffer += chunk
+        line, newline, self._buffer = self._buffer.partition(b"\n")
+        if not newline and not line:
+            return b""
+        return line + newline
+
+    def __iter__(self):
+        while True:
+            line = self.readline()
+            if not line:
+                return
+            yield line
+
+
+def stdin_reader() -> FdLineReader:
+    """A line reader over standard input's file descriptor."""
+    return FdLineReader(sys.stdin.fileno())
+
+
+def run_stdio(adapter_factory: Callable[[Callable[[str], None]], Adapter],
+              first_lines: Iterable[str] = (), stdin=None, stdout=None) -> int:
+    """Run an adapter on real standard input and output.
+
+    A reader thread feeds stdin's lines (bytes, so binary garbage cannot raise) into the
+    adapter's queue; output lines are flushed one by one.  `first_lines` are lines the
+    caller has already read (the protocol choice) and `stdin` the reader it read them with.
+    """
+    stdin = stdin if stdin is not None else stdin_reader()
+    stdout = stdout if stdout is not None else sys.stdout
+    closed = threading.Event()
+
+    def write(line: str) -> None:
+        if closed.is_set():
+            return
+        try:
+            stdout.write(line + "\n")
+            stdout.flush()
+        except (BrokenPipeError, OSError, ValueError):
+            closed.set()
+
+    adapter = adapter_factory(write)
+    for line in first_lines:
+        adapter.put_line(line)
+
+    def read() -> None:
+        try:
+            for raw in stdin:
+                adapter.put_line(raw)
+        except (OSError, ValueError):
+            pass
+        adapter.put_eof()
+
+    threading.Thread(target=read, name="stdin-reader", daemon=True).start()
+    return adapter.run()
+
+
+def ignore_sigint() -> None:
+    """GUIs (XBoard) may send SIGINT to an engine; Python would raise KeyboardInterrupt."""
+    import signal
+
+    try:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    except (ValueError, OSError):  # not the main thread, or no signals here
+        pass
+
+
+def variant_list() -> list[str]:
+    """Every rule-set name and alias the adapters accept."""
+    names = list(UCI_VARIANT_NAMES)
+    for rules in RULE_SETS.values():
+        for name in (rules.name, *rules.aliases):
+            if name not in names:
+                names.append(name)
+    return names

@@ -1,0 +1,136 @@
+"""Choosing the move to play: the Searcher at full strength, or weaker (Skill Level), or
+among a subset of root moves (UCI `go searchmoves`).
+
+Weaker play and root-move subsets are built only from public engine calls: every candidate
+root move is played on a copy of the game and the resulting position searched to a fixed
+depth with `Searcher.search`; the scores decide.  Runs in a worker thread; `stopped` is an
+Event the adapter sets when the GUI says `stop`.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+MATE_VALUE = 100_000  # root-scoring scale: a win in N moves is MATE_VALUE - N
+
+SKILL_FULL = 20
+
+
+@dataclass
+class Choice:
+    """The move chosen (None when the game is over), a ponder move and the last info."""
+
+    best_move: object
+    ponder: object
+    info: object
+
+
+def info_value(info) -> int:
+    """A SearchInfo's score for the side to move on one scale, mates outside centipawns."""
+    if info.mate is not None:
+        return MATE_VALUE - info.mate if info.mate > 0 else -MATE_VALUE - info.mate
+    return info.score
+
+
+def skill_depth(skill: int) -> int:
+    """Search depth below each root move at a Skill Level below full strength (1 to 4)."""
+    return 1 + max(0, skill) // 5
+
+
+def skill_margin(skill: int) -> int:
+    """How many centipawns below the best a move may be and still be picked (200 to 10)."""
+    return 10 * (SKILL_FULL - skill)
+
+
+def think(game, limits, searcher, *, skill: int = SKILL_FULL, searchmoves=None,
+          on_info: Callable | None = None, stopped: threading.Event | None = None,
+          rng: random.Random | None = None) -> Choice:
+    """The move to play in `game` (unchanged) within `limits`."""
+    legal = game.legal_moves()
+    if not legal:
+        return Choice(None, None, None)
+    moves = legal
+    if searchmoves:
+        wanted = {m for m in searchmoves}
+        moves = [m for m in legal if m in wanted] or legal
+    if skill >= SKILL_FULL and len(moves) == len(legal):
+        result = searcher.search(game, limits, on_info=on_info)
+        return Choice(result.best_move, result.ponder, result.info)
+    return _root_choice(game, moves, limits, searcher, skill, on_info, stopped, rng or random.Random())
+
+
+def _root_choice(game, moves, limits, searcher, skill, on_info, stopped, rng) -> Choice:
+    from engine import Limits, SearchInfo
+
+    started = time.perf_counter()
+    soft, hard = searcher.budget(game, limits)
+    deadline = None if hard is None else started + hard
+    if len(moves) == 1 and not limits.infinite:
+        return Choice(moves[0], None, None)
+    weak = skill < SKILL_FULL
+    max_depth = skill_depth(skill) if weak else (limits.depth or 64)
+    if weak and limits.depth:
+        max_depth = min(max_depth, limits.depth)
+    scored: list[tuple[object, int]] = []
+    nodes = 0
+    depth = max_depth if weak else 1
+    board = game.copy()
+    mover = game.turn
+    while depth <= max_depth:
+        this_round = []
+        for move in moves:
+            if (stopped is not None and stopped.is_set()) or (deadline and time.perf_counter() > deadline):
+                break
+            board.push(move)
+            try:
+                outcome = board.outcome()
+                if outcome is not None:
+                    value = 0 if outcome.winner is None else (MATE_VALUE - 1 if outcome.winner == mover else -MATE_VALUE + 1)
+                else:
+                    left = None if deadline is None else max(0.001, deadline - time.perf_counter())
+                    result = searcher.search(board, Limits(depth=depth, movetime=left, nodes=limits.nodes,
+                                                           overhead=0.0))
+                    if result.info is None:
+                        continue
+                    nodes += result.info.nodes
+                    value = -info_value(result.info)
+            finally:
+                board.pop()
+            this_round.append((move, value))
+        if len(this_round) == len(moves) or not scored:
+            scored = this_round or scored
+        if len(this_round) < len(moves):
+            break
+        best_value = max(v for _, v in scored)
+        if on_info is not None:
+            best_move = max(scored, key=lambda pair: pair[1])[0]
+            on_info(_root_info(SearchInfo, depth + 1, best_value, nodes, time.perf_counter() - started, best_move))
+        if soft is not None and time.perf_counter() - started > 0.55 * soft and not limits.infinite:
+            break
+        depth += 1
+    if not scored:
+        return Choice(moves[0], None, None)
+    best_value = max(v for _, v in scored)
+    margin = skill_margin(skill) if weak else 0
+    if abs(best_value) >= MATE_VALUE - 1000:
+        margin = 0  # never give away a forced result by chance
+    candidates = [m for m, v in scored if v >= best_value - margin]
+    choice = rng.choice(candidates) if weak else candidates[0]
+    while limits.infinite and stopped is not None and not stopped.is_set():
+        stopped.wait(0.01)  # "go infinite" answers only after stop
+    return Choice(choice, None, _root_info(SearchInfo, min(depth, max_depth) + 1, dict(scored)[choice], nodes,
+                                           time.perf_counter() - started, choice))
+
+
+def _root_info(info_class, depth, value, nodes, elapsed, move):
+    mate = None
+    if value >= MATE_VALUE - 1000:
+        mate = max(1, MATE_VALUE - value)
+    elif value <= -MATE_VALUE + 1000:
+        mate = -max(1, MATE_VALUE + value)
+    return info_class(depth=depth, seldepth=depth, score=max(-30000, min(30000, value)), mate=mate,
+                      nodes=nodes, time=elapsed, pv=[move], hashfull=0)

@@ -1,0 +1,429 @@
+"""UCI adapter: the Universal Chess Interface (2006 text) with the `UCI_Variant` extension.
+
+    antichess uci          # or `antichess` and a first line `uci`
+
+Lines in, `engine` calls, lines out; no rules of its own.  `uci` is answered before numba
+is imported; the engine's kernels load in the background and `isready` waits for them.
+Searches run in a worker thread (see `protocols.host`), so `stop`, `ponderhit`, `isready`
+and `quit` are answered while the engine thinks.  Every `go` gets exactly one `bestmove`:
+`0000` for a pass, `(none)` when the game is over.  Bad input gets one `info string ...`
+line and changes nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from .host import (
+    ENGINE_AUTHOR, ENGINE_NAME, HASH_DEFAULT, HASH_MAX, HASH_MIN, OVERHEAD_DEFAULT, OVERHEAD_MAX,
+    OVERHEAD_MIN, SKILL_MAX, SKILL_MIN, UCI_VARIANT_NAMES, Adapter, Job, canonical_variant, run_stdio,
+)
+from .play import think
+
+GO_INT_TOKENS = ("wtime", "btime", "winc", "binc", "movestogo", "movetime", "depth", "nodes", "mate", "perft")
+GO_FLAGS = ("infinite", "ponder")
+GO_KEYWORDS = GO_INT_TOKENS + GO_FLAGS + ("searchmoves",)
+OPTION_NAMES = {"hash": "Hash", "move overhead": "Move Overhead", "skill level": "Skill Level"}
+
+
+def option_lines() -> list[str]:
+    """The `option` lines sent in answer to `uci`."""
+    variants = " ".join(f"var {name}" for name in UCI_VARIANT_NAMES)
+    return [
+        f"option name UCI_Variant type combo default chess {variants}",
+        f"option name Hash type spin default {HASH_DEFAULT} min {HASH_MIN} max {HASH_MAX}",
+        "option name Clear Hash type button",
+        "option name Ponder type check default false",
+        f"option name Move Overhead type spin default {OVERHEAD_DEFAULT} min {OVERHEAD_MIN} max {OVERHEAD_MAX}",
+        f"option name Skill Level type spin default {SKILL_MAX} min {SKILL_MIN} max {SKILL_MAX}",
+    ]
+
+
+def format_info(info, pv_text: list[str]) -> str:
+    """A SearchInfo as a UCI `info` line (time in ms, score from the side to move)."""
+    if info.mate:
+        score = f"mate {info.mate}"
+    else:
+        score = f"cp {info.score}"
+    line = (f"info depth {info.depth} seldepth {max(info.seldepth, info.depth)} multipv 1 score {score} "
+            f"nodes {info.nodes} nps {info.nps} hashfull {info.hashfull} time {int(info.time * 1000)}")
+    if pv_text:
+        line += " pv " + " ".join(pv_text)
+    return line
+
+
+def legal_prefix(game, moves) -> list:
+    """The longest prefix of `moves` that is legal from `game`'s position (left unchanged)."""
+    played = []
+    for move in moves:
+        if not game.is_legal(move):
+            break
+        game.push(move)
+        played.append(move)
+    for _ in played:
+        game.pop()
+    return played
+
+
+class UciAdapter(Adapter):
+    """The UCI state machine: current rule set, position and options; one search at a time."""
+
+    def __init__(self, write: Callable[[str], None]):
+        super().__init__(write)
+        self.variant = "chess"
+        self.uci_variant_value = "chess"
+        self._game = None
+        self.skill = SKILL_MAX
+        self.overhead_ms = OVERHEAD_DEFAULT
+        self.ponder_enabled = False
+        self.debug = False
+
+    # -- helpers -----------------------------------------------------------------------
+
+    def report_error(self, message: str) -> None:
+        """Bad input or failure: one `info string` line."""
+        self.send(f"info string error: {message}")
+
+    @property
+    def game(self):
+        """The current position (created from the rule set's start on first use)."""
+        if self._game is None:
+            from engine import Game
+
+            self._game = Game(self.variant)
+        return self._game
+
+    # -- dispatch ----------------------------------------------------------------------
+
+    def handle(self, line: str) -> None:
+        """React to one UCI command."""
+        command, _, rest = line.partition(" ")
+        rest = rest.strip()
+        handler = {
+            "uci": self.cmd_uci, "isready": self.cmd_isready, "setoption": self.cmd_setoption,
+            "ucinewgame": self.cmd_ucinewgame, "position": self.cmd_position, "go": self.cmd_go,
+            "stop": self.cmd_stop, "ponderhit": self.cmd_ponderhit, "quit": self.cmd_quit,
+            "debug": self.cmd_debug, "register": self.cmd_register, "d": self.cmd_display,
+        }.get(command)
+        if handler is None:
+            self.send(f"info string unknown command: {line[:200]}")
+            return
+        handler(rest)
+
+    def cmd_uci(self, rest: str) -> None:
+        """Identify, list the options, `uciok`; then start loading the engine."""
+        self.send(f"id name {ENGINE_NAME}")
+        self.send(f"id author {ENGINE_AUTHOR}")
+        for line in option_lines():
+            self.send(line)
+        self.send("uciok")
+        self.loader.start()
+
+    def cmd_isready(self, rest: str) -> None:
+        """`readyok` once the engine is loaded (at once while searching)."""
+        self.engine_ready()
+        self.send("readyok")
+
+    def cmd_debug(self, rest: str) -> None:
+        """`debug on|off`: accepted; the engine has no extra debug output."""
+        if rest not in ("on", "off"):
+            self.report_error(f"debug takes on or off, got {rest[:80]!r}")
+            return
+        self.debug = rest == "on"
+
+    def cmd_register(self, rest: str) -> None:
+        """No registration is needed."""
+
+    def cmd_display(self, rest: str) -> None:
+        """`d`: the rule set and the position's FEN, as an info string."""
+        if not self.engine_ready():
+            return
+        self.send(f"info string variant {self.variant} fen {self.game.fen()}")
+
+    def cmd_quit(self, rest: str) -> None:
+        """Stop thinking (the pending bestmove is still sent) and exit."""
+        self.quit()
+
+    def quit(self) -> None:
+        """End of input or `quit`: a running search still answers its `go` (stopped at
+        once); a perft, which cannot be stopped, is finished first, as if it ran in line."""
+        self.stop_job(discard=False)
+        super().quit()
+
+    # -- options -----------------------------------------------------------------------
+
+    def cmd_setoption(self, rest: str) -> None:
+        """`setoption name <id> [value <x>]`; ids case-insensitive, values range-checked."""
+        tokens = rest.split()
+        if not tokens or tokens[0].lower() != "name":
+            self.report_error("setoption needs 'name <id> [value <x>]'")
+            return
+        lowered = [t.lower() for t in tokens]
+        split = lowered.index("value", 1) if "value" in lowered[1:] else len(tokens)
+        name, value = " ".join(lowered[1:split]), " ".join(tokens[split + 1:]) if split < len(tokens) else None
+        shown = " ".join(tokens[1:split])
+        if name == "uci_variant":
+            self._set_variant(value)
+        elif name == "hash":
+            number = self._spin(name, value, HASH_MIN, HASH_MAX)
+            if number is not None:
+                self.hash_mb = number
+                if self._searcher is not None:
+                    self.stop_job(discard=False)
+                    self._searcher.set_hash(number)
+        elif name == "clear hash":
+            if self.engine_ready():
+                self.stop_job(discard=False)
+                self.searcher.new_game()
+        elif name == "move overhead":
+            number = self._spin(name, value, OVERHEAD_MIN, OVERHEAD_MAX)
+            if number is not None:
+                self.overhead_ms = number
+        elif name == "skill level":
+            number = self._spin(name, value, SKILL_MIN, SKILL_MAX)
+            if number is not None:
+                self.skill = number
+        elif name == "ponder":
+            if value is None or value.lower() not in ("true", "false"):
+                self.report_error(f"option Ponder takes true or false, got {value!r}")
+            else:
+                self.ponder_enabled = value.lower() == "true"
+        elif name:
+            self.report_error(f"no such option: {shown[:80]}")
+        else:
+            self.report_error("setoption needs an option name")
+
+    def _spin(self, name: str, value: str | None, low: int, high: int) -> int | None:
+        name = OPTION_NAMES.get(name, name)
+        try:
+            number = int(value) if value is not None else None
+        except ValueError:
+            number = None
+        if number is None:
+            self.report_error(f"option {name} needs an integer value, got {value!r}")
+            return None
+        if not low <= number <= high:
+            self.report_error(f"option {name} value {number} is out of range {low}..{high}")
+            return None
+        return number
+
+    def _set_variant(self, value: str | None) -> None:
+        wanted = (value or "").strip().lower()
+        if wanted not in UCI_VARIANT_NAMES:
+            self.report_error(f"UCI_Variant {value!r} is not one of: {', '.join(UCI_VARIANT_NAMES)}")
+            return
+        self.uci_variant_value = wanted
+        variant = canonical_variant(wanted)
+        if variant != self.variant:
+            self.variant = variant
+            self._game = None  # the new rule set's start position until `position` says otherwise
+
+    # -- position ----------------------------------------------------------------------
+
+    def cmd_ucinewgame(self, rest: str) -> None:
+        """Forget the hash table and go back to the start position; the variant stays."""
+        if not self.engine_ready():
+            return
+        self.stop_job(discard=False)
+        self.searcher.new_game()
+        self._game = None
+
+    def cmd_position(self, rest: str) -> None:
+        """`position startpos|fen <FEN> [moves ...]`, all or nothing."""
+        if not self.engine_ready():
+            return
+        from engine import FenError, Game
+
+        tokens = rest.split()
+        if not tokens:
+            self.report_error("position needs startpos or fen")
+            return
+        if "moves" in tokens:
+            split = tokens.index("moves")
+            setup, moves = tokens[:split], tokens[split + 1:]
+        else:
+            setup, moves = tokens, []
+        if setup == ["startpos"]:
+            fen = None
+        elif len(setup) >= 2 and setup[0] == "fen":
+            fen = " ".join(setup[1:])
+        else:
+            self.report_error(f"position needs 'startpos' or 'fen <FEN>', got {' '.join(setup)[:120]!r}")
+            return
+        try:
+            game = Game(self.variant, fen)
+        except (FenError, ValueError) as error:
+            self.report_error(f"invalid FEN for {self.variant}: {error}")
+            return
+        for text in moves:
+            if len(text) == 4 and text[:2] == text[2:]:
+                text = "0000"  # Fairy-Stockfish's pass: the king's square twice
+            try:
+                game.push(text)
+            except ValueError as error:
+                reason = getattr(error, "reason", None) or str(error)
+                self.report_error(f"move {text[:20]!r} in position: {reason}; position unchanged")
+                return
+        self._game = game
+
+    # -- search ------------------------------------------------------------------------
+
+    def cmd_go(self, rest: str) -> None:
+        """Start a search (or perft) on the current position in a worker thread."""
+        if not self.engine_ready():
+            return
+        params = self._parse_go(rest.split())
+        if params is None:
+            return
+        if self.job is not None:
+            self.stop_job(discard=False)  # a go while thinking: finish the old search first
+        if "perft" in params:
+            self._start_perft(params["perft"])
+            return
+        from engine import Limits
+
+        ms = 0.001
+        limits = Limits(
+            depth=params.get("depth"), nodes=params.get("nodes"),
+            movetime=params["movetime"] * ms if "movetime" in params else None,
+            wtime=params["wtime"] * ms if "wtime" in params else None,
+            btime=params["btime"] * ms if "btime" in params else None,
+            winc=params.get("winc", 0) * ms, binc=params.get("binc", 0) * ms,
+            movestogo=params.get("movestogo") or None, infinite="infinite" in params,
+            overhead=self.overhead_ms * ms)
+        if "mate" in params and not limits.depth:
+            limits.depth = max(1, 2 * params["mate"] - 1)
+        searchmoves = self._parse_searchmoves(params.get("searchmoves", []))
+        self._start_search(limits, searchmoves, ponder="ponder" in params)
+
+    def _parse_go(self, tokens: list[str]) -> dict | None:
+        params: dict = {}
+        i = 0
+        while i < len(tokens):
+            token = tokens[i]
+            if token in GO_FLAGS:
+                params[token] = True
+                i += 1
+            elif token == "searchmoves":
+                i += 1
+                moves = []
+                while i < len(tokens) and tokens[i] not in GO_KEYWORDS:
+                    moves.append(tokens[i])
+                    i += 1
+                params["searchmoves"] = moves
+            elif token in GO_INT_TOKENS:
+                value = tokens[i + 1] if i + 1 < len(tokens) else None
+                try:
+                    number = int(value)
+                except (TypeError, ValueError):
+                    if token == "perft":
+                        self.report_error(f"go perft needs a depth, got {value!r}")
+                        return None
+                    self.report_error(f"go {token} needs an integer, got {value!r}; ignored")
+                    i += 2 if value is not None and value not in GO_KEYWORDS else 1
+                    continue
+                if token in ("wtime", "btime"):
+                    number = max(0, number)  # a flagged clock may be reported negative
+                elif number < 0 or (number == 0 and token in ("depth", "nodes", "mate")):
+                    self.report_error(f"go {token} {number} is out of range; ignored")
+                    i += 2
+                    continue
+                params[token] = number
+                i += 2
+            else:
+                self.report_error(f"go: unknown token {token[:40]!r}; ignored")
+                i += 1
+        return params
+
+    def _parse_searchmoves(self, texts: list[str]) -> list:
+        moves = []
+        for text in texts:
+            try:
+                moves.append(self.game.parse_move("0000" if len(text) == 4 and text[:2] == text[2:] else text))
+            except ValueError:
+                self.report_error(f"searchmoves: {text[:20]!r} is not a legal move here; ignored")
+        return moves
+
+    def _start_search(self, limits, searchmoves, ponder: bool) -> None:
+        from engine import Limits
+
+        game = self.game.copy()
+        skill = self.skill
+        searcher = self.searcher
+        run_limits = Limits(infinite=True, overhead=limits.overhead) if ponder else limits
+        job: Job
+
+        def on_info(info) -> None:
+            if job.discarded:
+                return
+            pv = legal_prefix(pv_board, info.pv)
+            self.send(format_info(info, [m.uci() for m in pv]))
+
+        def run(current: Job):
+            if not game.legal_moves():
+                if run_limits.infinite:
+                    current.stop_requested.wait()  # infinite and ponder answer only after stop
+                return None
+            return think(game, run_limits, searcher, skill=skill, searchmoves=searchmoves,
+                         on_info=on_info, stopped=current.stop_requested)
+
+        pv_board = game.copy()
+        job = Job("search", run, {"limits": limits, "searchmoves": searchmoves, "ponder": ponder,
+                                  "board": pv_board})
+        self.start_job(job)
+
+    def _start_perft(self, depth: int) -> None:
+        if not 0 <= depth <= 30:
+            self.report_error(f"go perft depth must be between 0 and 30, got {depth}")
+            return
+        game = self.game.copy()
+
+        def run(current: Job):
+            if depth == 0:
+                return [], 1
+            rows = sorted(game.perft_divide(depth), key=lambda pair: pair[0].uci())
+            return rows, sum(nodes for _, nodes in rows)
+
+        self.start_job(Job("perft", run))
+
+    def cmd_stop(self, rest: str) -> None:
+        """Stop thinking now; the search answers with its best move so far (a perft runs on)."""
+        if self.job is not None and self.job.kind == "search":
+            self.stop_job(discard=False)
+
+    def cmd_ponderhit(self, rest: str) -> None:
+        """The opponent played the expected move: go on thinking under the `go ponder` limits."""
+        job = self.job
+        if job is None or not job.data.get("ponder"):
+            self.report_error("ponderhit without go ponder; ignored")
+            return
+        self.stop_job(discard=True)
+        self._start_search(job.data["limits"], job.data["searchmoves"], ponder=False)
+
+    def job_finished(self, job: Job) -> None:
+        """Print a search's bestmove or a perft's counts."""
+        if job.error is not None:
+            self.report_error(f"{job.kind} failed: {type(job.error).__name__}: {job.error}")
+            if job.kind == "search":
+                self.send("bestmove (none)")
+            return
+        if job.kind == "perft":
+            rows, total = job.result
+            for move, nodes in rows:
+                self.send(f"{move.uci()}: {nodes}")
+            self.send("")
+            self.send(f"Nodes searched: {total}")
+            return
+        choice = job.result
+        if choice is None or choice.best_move is None:
+            self.send("bestmove (none)")
+            return
+        line = f"bestmove {choice.best_move.uci()}"
+        if choice.ponder is not None and legal_prefix(job.data["board"], [choice.best_move, choice.ponder])[1:]:
+            line += f" ponder {choice.ponder.uci()}"
+        self.send(line)
+
+
+def main() -> int:
+    """`antichess uci`: speak UCI on standard input and output."""
+    return run_stdio(UciAdapter)

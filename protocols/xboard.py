@@ -1,0 +1,545 @@
+"""CECP adapter: the Chess Engine Communication Protocol (xboard protocol 2).
+
+    antichess xboard       # or `antichess` and a first line `xboard`
+
+Lines in, `engine` calls, lines out; no rules of its own.  On `protover 2` the engine
+sends `feature done=0` at once, its features, then `feature done=1` once the kernels are
+loaded.  Rule sets XBoard does not know are described to it with `setup` and `piece`
+(Betza) lines; `lift SQUARE` is answered with a `highlight` of the piece's legal targets.
+A pass is `move @@@@`; a pass from the GUI arrives as `@@@@` or as a `setboard` whose side
+to move flipped.  Illegal or malformed moves get `Illegal move (reason): MOVE`, other bad
+input `Error (reason): command`; neither changes anything.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Callable
+
+from .host import (
+    ENGINE_NAME, HASH_MAX, HASH_MIN, OVERHEAD_DEFAULT, OVERHEAD_MAX, OVERHEAD_MIN, SKILL_MAX,
+    SKILL_MIN, Adapter, Job, canonical_variant, ignore_sigint, run_stdio,
+)
+from .play import think
+
+CECP_VARIANTS = ("normal", "antichess", "giveaway", "suicide", "losers", "mit-antichess",
+                 "antiking-antichess", "antiking1", "antiking2", "hackerrank")
+
+# XBoard's piece-to-char tables: P N B R Q, XBoard's fairy pieces, the king last.  The
+# anti-king takes the slot of XBoard's "Man" (a commoner, which moves like a king).
+_LOSING_TABLE = "(PNBRQ................Kpnbrq................k)"
+_ANTIKING_TABLE = "(PNBRQ.....AKpnbrq.....ak)"
+_START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR"
+_ANTIKING_START = "rnbqkbnr/pppppppp/3A4/8/8/3a4/PPPPPPPP/RNBQKBNR"
+
+# What `variant NAME` answers for the rule sets XBoard does not know.  XBoard takes the
+# parent's rules for everything the engine does not say (see docs/protocols.md).
+SETUP = {
+    "antichess": ([f"setup {_LOSING_TABLE} 8x8+0_giveaway {_START} w - - 0 1"]),
+    "hackerrank": [f"setup {_LOSING_TABLE} 8x8+0_giveaway {_START} b - - 0 1",
+                   "piece P& fmWfcF"],  # no double step (and so no en passant)
+    "mit-antichess": [f"setup (PNBRQKpnbrqk) 8x8+0_fairy {_START} w KQkq - 0 1"],
+    "antiking-antichess": [f"setup {_ANTIKING_TABLE} 8x8+0_fairy {_ANTIKING_START} w KQkq - 0 1",
+                           "piece A& K"],
+    "antiking2": [f"setup {_ANTIKING_TABLE} 8x8+0_fairy {_ANTIKING_START} w KQkq - 0 1",
+                  "piece A& K"],
+    "antiking1": [f"setup {_ANTIKING_TABLE} 8x8+0_fairy 2prbkqA/2p1nnbr/2pppppp/8/8/PPPPPP2/RBNN1P2/aQKBRP2 w - - 0 1",
+                  "piece P& mfFcfW",  # Berolina pawn: moves diagonally forward, captures straight ahead
+                  "piece K& KimN",  # a king that has not moved may leap like a knight to an empty square
+                  "piece A& KimN"],
+}
+
+MOVE_RE = re.compile(r"^([a-h][1-8]-?[a-h][1-8][nbrqkNBRQK]?|@@@@|0000)$")
+
+# Commands accepted and ignored: they tell the engine things it has no use for.
+_IGNORED = {"xboard", "accepted", "rejected", "random", "computer", "name", "rating", "ics", "cores",
+            "memory", "egtpath", "pause", "resume", "draw", "hint", "bk", "put", "hover", "easy",
+            "hard", "exclude", "include", "setscore", "."}
+
+
+def result_line(outcome) -> str:
+    """`1-0 {reason}` for an Outcome."""
+    return f"{outcome.result} {{{outcome.reason}}}"
+
+
+def post_line(info, pv_text: list[str]) -> str:
+    """A SearchInfo as CECP thinking output: ply score time(cs) nodes seldepth nps tbhits, tab, pv."""
+    if info.mate:
+        score = 100000 + info.mate if info.mate > 0 else -100000 + info.mate
+    else:
+        score = info.score
+    return (f"{info.depth} {score} {int(info.time * 100)} {info.nodes} {max(info.seldepth, info.depth)} "
+            f"{info.nps} 0\t{' '.join(pv_text)}")
+
+
+def highlight_fen(targets: dict[int, str]) -> str:
+    """A board-part FEN with colour letters on `targets` (square -> letter), as `highlight` takes."""
+    ranks = []
+    for rank in range(7, -1, -1):
+        row, empty = "", 0
+        for file in range(8):
+            letter = targets.get(rank * 8 + file)
+            if letter is None:
+                empty += 1
+                continue
+            if empty:
+                row += str(empty)
+                empty = 0
+            row += letter
+        ranks.append(row + (str(empty) if empty else ""))
+    return "/".join(ranks)
+
+
+def _board_fields(fen: str) -> tuple[str, str]:
+    parts = fen.split()
+    return (parts[0] if parts else "", parts[1] if len(parts) > 1 else "")
+
+
+class CecpAdapter(Adapter):
+    """The CECP state machine: position, who plays which side, clocks, one search at a time."""
+
+    def __init__(self, write: Callable[[str], None]):
+        super().__init__(write)
+        self.variant = "chess"
+        self._game = None
+        self.force = False
+        self.engine_side = "black"
+        self.result_received = False
+        self.mps, self.base, self.inc = 0, None, 0.0
+        self.st = None
+        self.sd = None
+        self.nps = None
+        self.time_cs = None
+        self.otim_cs = None
+        self.post = False
+        self.skill = SKILL_MAX
+        self.overhead_ms = OVERHEAD_DEFAULT
+        self.protover = 1
+
+    # -- helpers -----------------------------------------------------------------------
+
+    def report_error(self, message: str) -> None:
+        """Bad input or failure: `Error (reason): ...`."""
+        self.send(f"Error ({message})")
+
+    def error(self, kind: str, command: str) -> None:
+        """The spec's error line: `Error (kind): command`."""
+        self.send(f"Error ({kind}): {command[:200]}")
+
+    @property
+    def game(self):
+        """The current game (the rule set's start on first use)."""
+        if self._game is None:
+            from engine import Game
+
+            self._game = Game(self.variant)
+        return self._game
+
+    def _discard(self) -> None:
+        self.stop_job(discard=True)
+
+    # -- dispatch ----------------------------------------------------------------------
+
+    def handle(self, line: str) -> None:
+        """React to one CECP command."""
+        command, _, rest = line.partition(" ")
+        rest = rest.strip()
+        handler = getattr(self, "cmd_" + command, None) if command.isidentifier() else None
+        special = {"?": self.cmd_movenow, "protover": self.cmd_protover}
+        handler = special.get(command, handler)
+        if handler is not None:
+            handler(rest, line)
+        elif command in _IGNORED:
+            return
+        elif MOVE_RE.match(line):
+            self.cmd_usermove(line, line)
+        else:
+            self.error("unknown command", line)
+
+    def cmd_protover(self, rest: str, line: str) -> None:
+        """Features: `done=0` at once, the rest, then `done=1` when the engine has loaded."""
+        self.protover = 2
+        self.send("feature done=0")
+        self.loader.start()
+        self.send("feature ping=1 setboard=1 usermove=1 time=1 draw=0 sigint=0 reuse=1 analyze=0 "
+                  "colors=0 san=0 nps=1 playother=1 highlight=1 debug=1 pause=0 ics=0 name=0 "
+                  "memory=0 smp=0 exclude=0 setscore=0")
+        self.send(f'feature myname="{ENGINE_NAME}"')
+        self.send(f'feature variants="{",".join(CECP_VARIANTS)}"')
+        self.send(f'feature option="Hash -spin {self.hash_mb} {HASH_MIN} {HASH_MAX}"')
+        self.send(f'feature option="Move Overhead -spin {OVERHEAD_DEFAULT} {OVERHEAD_MIN} {OVERHEAD_MAX}"')
+        self.send(f'feature option="Skill Level -spin {SKILL_MAX} {SKILL_MIN} {SKILL_MAX}"')
+        self.send('feature option="Clear Hash -button"')
+        self.engine_ready()
+        self.send("feature done=1")
+
+    def cmd_quit(self, rest: str, line: str) -> None:
+        """Stop and exit."""
+        self.quit()
+
+    def cmd_ping(self, rest: str, line: str) -> None:
+        """`pong N`: every earlier command has been dealt with."""
+        self.send(f"pong {rest}".rstrip())
+
+    def cmd_post(self, rest: str, line: str) -> None:
+        """Thinking output on."""
+        self.post = True
+
+    def cmd_nopost(self, rest: str, line: str) -> None:
+        """Thinking output off."""
+        self.post = False
+
+    # -- game set-up -------------------------------------------------------------------
+
+    def cmd_new(self, rest: str, line: str) -> None:
+        """Standard chess from the start; the engine plays Black; no depth limit."""
+        self._discard()
+        if not self.engine_ready():
+            return
+        self.variant = "chess"
+        self._game = None
+        self.force = False
+        self.engine_side = "black"
+        self.result_received = False
+        self.sd = None
+        self.searcher.new_game()
+
+    def cmd_variant(self, rest: str, line: str) -> None:
+        """Switch rule set (start position); describe it to XBoard if XBoard does not know it."""
+        name = rest.strip().lower()
+        variant = canonical_variant(name) if name else None
+        if variant is None:
+            self.error("unsupported variant", line)
+            return
+        self._discard()
+        if not self.engine_ready():
+            return
+        self.variant = variant
+        self._game = None
+        for setup in SETUP.get(variant, []):
+            self.send(setup)
+
+    def cmd_setboard(self, rest: str, line: str) -> None:
+        """Set the position; a flipped side to move on the same board is the opponent's pass."""
+        if not self.engine_ready():
+            return
+        from engine import FenError, Game
+
+        self._discard()
+        board, side = _board_fields(rest)
+        current_board, current_side = _board_fields(self.game.fen())
+        if board == current_board and side and side != current_side and \
+                any(m.is_pass for m in self.game.legal_moves()):
+            self.game.push("0000")
+            self._after_opponent_move()
+            return
+        if board == current_board and side == current_side:
+            return  # the position we have, with its history
+        start_board, start_side = _board_fields(self.game.rules.start_fen)
+        if board == start_board and side == start_side:
+            self._game = Game(self.variant)  # the start, with the rights the GUI's FEN may lack
+            return
+        try:
+            self._game = Game(self.variant, rest)
+        except (FenError, ValueError) as error:
+            self.send(f"tellusererror Illegal position: {error}")
+
+    def cmd_force(self, rest: str, line: str) -> None:
+        """Play neither side: only record moves."""
+        self._discard()
+        self.force = True
+
+    def cmd_go(self, rest: str, line: str) -> None:
+        """Play the side to move, starting now."""
+        if not self.engine_ready():
+            return
+        self._discard()
+        self.force = False
+        self.result_received = False
+        self.engine_side = self.game.turn
+        self._think()
+
+    def cmd_playother(self, rest: str, line: str) -> None:
+        """Play the side not to move."""
+        if not self.engine_ready():
+            return
+        self._discard()
+        self.force = False
+        self.result_received = False
+        self.engine_side = "black" if self.game.turn == "white" else "white"
+
+    def cmd_white(self, rest: str, line: str) -> None:
+        """Protocol 1: the engine plays Black (White is on move)."""
+        self._discard()
+        self.engine_side = "black"
+
+    def cmd_black(self, rest: str, line: str) -> None:
+        """Protocol 1: the engine plays White (Black is on move)."""
+        self._discard()
+        self.engine_side = "white"
+
+    def cmd_result(self, rest: str, line: str) -> None:
+        """The game is over: stop and wait for `new`."""
+        self._discard()
+        self.result_received = True
+        self.force = True
+
+    def cmd_undo(self, rest: str, line: str) -> None:
+        """Take back one ply."""
+        self._take_back(1, line)
+
+    def cmd_remove(self, rest: str, line: str) -> None:
+        """Take back two plies (the user's move and the engine's)."""
+        self._take_back(2, line)
+
+    def _take_back(self, plies: int, line: str) -> None:
+        if not self.engine_ready():
+            return
+        if len(self.game.move_stack) < plies:
+            self.error("no move to take back", line)
+            return
+        self._discard()
+        for _ in range(plies):
+            self.game.pop()
+        self.result_received = False
+
+    # -- time and limits ---------------------------------------------------------------
+
+    def cmd_level(self, rest: str, line: str) -> None:
+        """`level MPS BASE INC`: BASE in minutes or min:sec, INC in seconds."""
+        parts = rest.split()
+        try:
+            if len(parts) != 3:
+                raise ValueError
+            mps = int(parts[0])
+            minutes, _, seconds = parts[1].partition(":")
+            base = float(minutes) * 60 + (float(seconds) if seconds else 0.0)
+            inc = float(parts[2])
+            if mps < 0 or base < 0 or inc < 0 or base + inc <= 0 or base != base or inc != inc or \
+                    base > 1e7 or inc > 1e6:
+                raise ValueError
+        except ValueError:
+            self.error("bad level, want MPS BASE INC", line)
+            return
+        self.mps, self.base, self.inc = mps, base, inc
+        self.st = None
+
+    def cmd_st(self, rest: str, line: str) -> None:
+        """`st SECONDS`: a fixed time per move."""
+        try:
+            value = float(rest)
+            if not 0 < value < 1e6:
+                raise ValueError
+        except ValueError:
+            self.error("bad st, want seconds > 0", line)
+            return
+        self.st = value
+
+    def cmd_sd(self, rest: str, line: str) -> None:
+        """`sd DEPTH`: search at most that many plies."""
+        try:
+            value = int(rest)
+            if not 1 <= value <= 1000:
+                raise ValueError
+        except ValueError:
+            self.error("bad sd, want a depth >= 1", line)
+            return
+        self.sd = value
+
+    def cmd_nps(self, rest: str, line: str) -> None:
+        """`nps N`: count time in nodes, N per second (0 turns it off)."""
+        try:
+            value = int(rest)
+            if value < 0:
+                raise ValueError
+        except ValueError:
+            self.error("bad nps, want an integer >= 0", line)
+            return
+        self.nps = value or None
+
+    def cmd_time(self, rest: str, line: str) -> None:
+        """`time N`: the engine's clock in centiseconds."""
+        value = self._centiseconds(rest, line)
+        if value is not None:
+            self.time_cs = value
+
+    def cmd_otim(self, rest: str, line: str) -> None:
+        """`otim N`: the opponent's clock in centiseconds."""
+        value = self._centiseconds(rest, line)
+        if value is not None:
+            self.otim_cs = value
+
+    def _centiseconds(self, rest: str, line: str) -> int | None:
+        try:
+            value = int(rest)
+            if abs(value) > 10**10:
+                raise ValueError
+        except ValueError:
+            self.error("bad time, want centiseconds", line)
+            return None
+        return max(0, value)
+
+    def cmd_option(self, rest: str, line: str) -> None:
+        """`option NAME=VALUE` for the options announced in the features."""
+        name, _, value = rest.partition("=")
+        name = name.strip().lower()
+        ranges = {"hash": (HASH_MIN, HASH_MAX), "move overhead": (OVERHEAD_MIN, OVERHEAD_MAX),
+                  "skill level": (SKILL_MIN, SKILL_MAX)}
+        if name == "clear hash":
+            if self.engine_ready():
+                self._discard()
+                self.searcher.new_game()
+            return
+        if name not in ranges:
+            self.error("unknown option", line)
+            return
+        low, high = ranges[name]
+        try:
+            number = int(value.strip())
+            if not low <= number <= high:
+                raise ValueError
+        except ValueError:
+            self.error(f"option value out of range {low}..{high}", line)
+            return
+        if name == "hash":
+            self.hash_mb = number
+            if self._searcher is not None:
+                self._discard()
+                self._searcher.set_hash(number)
+        elif name == "move overhead":
+            self.overhead_ms = number
+        else:
+            self.skill = number
+
+    def _limits(self):
+        from engine import Limits
+
+        overhead = self.overhead_ms / 1000
+        game = self.game
+        limits = Limits(depth=self.sd, overhead=overhead)
+        if self.st is not None:
+            limits.movetime = self.st
+        else:
+            clock = self.time_cs / 100 if self.time_cs is not None else self.base
+            if clock is None:
+                limits.movetime = 2.0  # no time control given at all
+            else:
+                other = self.otim_cs / 100 if self.otim_cs is not None else clock
+                mine_white = self.engine_side == "white"
+                limits.wtime, limits.btime = (clock, other) if mine_white else (other, clock)
+                limits.winc = limits.binc = self.inc
+                if self.mps:
+                    limits.movestogo = self.mps - (game.ply // 2) % self.mps
+        if self.nps:
+            soft, _ = self.searcher.budget(game, limits)
+            budget = self.st if self.st is not None else (soft or 1.0)
+            return Limits(depth=self.sd, nodes=max(1, int(self.nps * budget)), overhead=overhead)
+        return limits
+
+    # -- moves -------------------------------------------------------------------------
+
+    def cmd_usermove(self, rest: str, line: str) -> None:
+        """The opponent's (or a forced-mode) move: checked, played, maybe answered."""
+        if not self.engine_ready():
+            return
+        text = rest.strip()
+        if not text or " " in text:
+            self.send(f"Illegal move (not a move): {text[:40]}")
+            return
+        outcome = self.game.outcome()
+        if outcome is not None:
+            self.send(f"Illegal move (game over): {text[:40]}")
+            return
+        try:
+            move = self.game.parse_move(text)
+        except ValueError as error:
+            reason = getattr(error, "reason", None) or "not a move"
+            self.send(f"Illegal move ({reason}): {text[:40]}")
+            return
+        if self.job is not None:
+            self._discard()
+        self.game.push(move)
+        self._after_opponent_move()
+
+    def _after_opponent_move(self) -> None:
+        outcome = self.game.outcome()
+        if outcome is not None:
+            self.send(result_line(outcome))
+            return
+        if not self.force and not self.result_received and self.game.turn == self.engine_side:
+            self._think()
+
+    def cmd_movenow(self, rest: str, line: str) -> None:
+        """`?`: move now with the best move found so far."""
+        if self.job is not None and self.job.kind == "search":
+            self.stop_job(discard=False)
+
+    def cmd_lift(self, rest: str, line: str) -> None:
+        """`lift SQUARE`: highlight the piece's legal targets (yellow, red for captures)."""
+        if not self.engine_ready():
+            return
+        square = rest.strip().lower()
+        if not re.match(r"^[a-h][1-8]$", square):
+            self.error("bad square", line)
+            return
+        origin = (int(square[1]) - 1) * 8 + (ord(square[0]) - ord("a"))
+        targets = {}
+        if self.game.outcome() is None:
+            for move in self.game.legal_moves():
+                if not move.is_pass and move.from_square == origin:
+                    targets[move.to_square] = "R" if move.is_capture else "Y"
+        self.send(f"highlight {highlight_fen(targets)}")
+
+    # -- thinking ----------------------------------------------------------------------
+
+    def _think(self) -> None:
+        outcome = self.game.outcome()
+        if outcome is not None:
+            self.send(result_line(outcome))
+            return
+        limits = self._limits()
+        game = self.game.copy()
+        searcher = self.searcher
+        skill = self.skill
+        position_key = (self.game.key, len(self.game.move_stack))
+        pv_board = game.copy()
+        job: Job
+
+        def on_info(info) -> None:
+            if job.discarded or not self.post:
+                return
+            from .uci import legal_prefix
+
+            pv = legal_prefix(pv_board, info.pv)
+            self.send(post_line(info, ["@@@@" if m.is_pass else m.uci() for m in pv]))
+
+        def run(current: Job):
+            return think(game, limits, searcher, skill=skill, on_info=on_info, stopped=current.stop_requested)
+
+        job = Job("search", run, {"key": position_key})
+        self.start_job(job)
+
+    def job_finished(self, job: Job) -> None:
+        """Play the search's move and announce a result the move brings about."""
+        if job.error is not None:
+            self.report_error(f"search failed: {type(job.error).__name__}: {job.error}")
+            return
+        if job.data["key"] != (self.game.key, len(self.game.move_stack)):
+            return  # the position changed under the search
+        choice = job.result
+        if choice is None or choice.best_move is None:
+            outcome = self.game.outcome()
+            if outcome is not None:
+                self.send(result_line(outcome))
+            return
+        move = self.game.push(choice.best_move)
+        self.send("move @@@@" if move.is_pass else f"move {move.uci()}")
+        outcome = self.game.outcome(claim_draw=True)
+        if outcome is not None:
+            self.send(result_line(outcome))
+
+
+def main() -> int:
+    """`antichess xboard`: speak CECP on standard input and output."""
+    ignore_sigint()
+    return run_stdio(CecpAdapter)

@@ -1,0 +1,235 @@
+"""CECP adapter: transcripts (input lines -> exact output lines), in-process and through the
+installed command, plus passes, results, highlights, clocks and commands during thinking."""
+
+from __future__ import annotations
+
+import re
+import time
+
+import pytest
+
+from engine import Game
+from protocols.transcript import SETTLE, EngineDriver, run_transcript
+from protocols.xboard import CECP_VARIANTS, SETUP
+
+FEATURES = [
+    "feature done=0",
+    "feature ping=1 setboard=1 usermove=1 time=1 draw=0 sigint=0 reuse=1 analyze=0 colors=0 san=0 nps=1 "
+    "playother=1 highlight=1 debug=1 pause=0 ics=0 name=0 memory=0 smp=0 exclude=0 setscore=0",
+    'feature myname="antichess-engine 0.1"',
+    'feature variants="normal,antichess,giveaway,suicide,losers,mit-antichess,antiking-antichess,antiking1,'
+    'antiking2,hackerrank"',
+    'feature option="Hash -spin 16 1 1024"',
+    'feature option="Move Overhead -spin 30 0 5000"',
+    'feature option="Skill Level -spin 20 0 20"',
+    'feature option="Clear Hash -button"',
+    "feature done=1",
+]
+
+POST_RE = re.compile(r"^(\d+) (-?\d+) (\d+) (\d+) (\d+) (\d+) 0\t(.*)$")
+
+PASS_POSITION = "k7/8/8/8/8/7p/5q1P/7K"  # mit-antichess: White has no move and passes
+
+TRANSCRIPTS = {
+    "handshake": (["xboard", "protover 2"], FEATURES),
+    "forced capture is enforced, before the pong": (
+        ["new", "variant giveaway", "force", "usermove e2e4", "usermove d7d5", "usermove a2a3", "ping 2",
+         "usermove e4d5", "ping 3"],
+        ["Illegal move (forced capture): a2a3", "pong 2", "pong 3"]),
+    "new goes back to normal chess": (
+        ["new", "variant antichess", "new", "force", "usermove e2e4", "usermove d7d5", "usermove a2a3", "ping 1"],
+        ["setup (PNBRQ................Kpnbrq................k) 8x8+0_giveaway "
+         "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w - - 0 1", "pong 1"]),
+    "the engine's move ends the game": (
+        ["new", "variant antichess", "setboard 8/8/8/8/8/8/1p6/2B5 w - - 0 1", "go", SETTLE, "ping 1"],
+        ["setup (PNBRQ................Kpnbrq................k) 8x8+0_giveaway "
+         "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w - - 0 1", "move c1b2", "0-1 {no pieces}", "pong 1"]),
+    "the opponent's move ends the game": (
+        ["new", "variant suicide", "setboard 8/8/8/8/8/8/1p6/2B5 w - - 0 1", "playother", "usermove c1b2", "ping 1",
+         "usermove b2c1", "ping 2"],
+        ["0-1 {no pieces}", "pong 1", "Illegal move (game over): b2c1", "pong 2"]),
+    "checkmate": (
+        ["new", "variant mit-antichess", "setboard k7/1p6/1K6/8/8/8/8/7Q w - - 0 1", "force", "usermove h1b7", "ping 1"],
+        [SETUP["mit-antichess"][0], "1-0 {checkmate}", "pong 1"]),
+    "the engine passes": (
+        ["new", "variant mit-antichess", f"setboard {PASS_POSITION} w - - 0 1", "go", SETTLE, "ping 1"],
+        [SETUP["mit-antichess"][0], "move @@@@", "pong 1"]),
+    "a pass as @@@@": (
+        ["new", "variant mit-antichess", f"setboard {PASS_POSITION} w - - 0 1", "playother", "usermove @@@@", SETTLE,
+         "ping 1"],
+        [SETUP["mit-antichess"][0], "move f2h2", "1-0 {bare king}", "pong 1"]),
+    "a pass as a setboard with the other side to move (XBoard's way)": (
+        ["new", "variant mit-antichess", f"setboard {PASS_POSITION} w - - 0 1", "playother",
+         f"setboard {PASS_POSITION} b - - 1 1", SETTLE, "ping 1"],
+        [SETUP["mit-antichess"][0], "move f2h2", "1-0 {bare king}", "pong 1"]),
+    "a pass that is not allowed": (
+        ["new", "force", "usermove @@@@", "ping 1"],
+        ["Illegal move (passing is allowed only without a legal move): @@@@", "pong 1"]),
+    "illegal and malformed moves": (
+        ["new", "force", "usermove e2e4", "usermove e7e5", "usermove e4e5", "usermove e2e5", "usermove zz",
+         "usermove", "usermove e7e5 e2e4", "usermove e1e1", "d1h5", "usermove d2d3", "ping 1"],
+        ["Illegal move (not a legal move): e4e5", "Illegal move (no piece on e2): e2e5", "Illegal move (not a move): zz",
+         "Illegal move (not a move): ", "Illegal move (not a move): e7e5 e2e4", "Illegal move (not a move): e1e1",
+         "Illegal move (not your piece): d2d3", "pong 1"]),
+    "highlights": (
+        ["new", "force", "lift e2", "lift g1", "lift e7", "lift d4", "variant giveaway", "usermove e2e4",
+         "usermove d7d5", "lift e4", "lift a2", "lift d5", "lift z9", "ping 1"],
+        ["highlight 8/8/8/8/4Y3/4Y3/8/8", "highlight 8/8/8/8/8/5Y1Y/8/8", "highlight 8/8/8/8/8/8/8/8",
+         "highlight 8/8/8/8/8/8/8/8", "highlight 8/8/8/3R4/8/8/8/8", "highlight 8/8/8/8/8/8/8/8",
+         "highlight 8/8/8/8/8/8/8/8", "Error (bad square): lift z9", "pong 1"]),
+    "take-backs": (
+        ["new", "force", "usermove e2e4", "usermove e7e5", "usermove g1f3", "remove", "undo", "undo", "ping 1",
+         "usermove e2e4", "usermove e7e5", "ping 2"],
+        ["Error (no move to take back): undo", "pong 1", "pong 2"]),
+    "bad commands change nothing": (
+        ["new", "level x", "level 40 5", "level -1 5 0", "st -1", "st abc", "sd 0", "sd x", "nps -1", "time abc",
+         "otim 1.5", "option Hash=0", "option Hash=big", "option Foo=1", "variant foo", "variant", "hello",
+         "setboard nonsense", "setboard 8/8/8/8/8/8/8/8 w - - 0 1", "\x00\xffgarbage\x7f", "force", "usermove e2e4",
+         "ping 1"],
+        ["Error (bad level, want MPS BASE INC): level x", "Error (bad level, want MPS BASE INC): level 40 5",
+         "Error (bad level, want MPS BASE INC): level -1 5 0",
+         "Error (bad st, want seconds > 0): st -1", "Error (bad st, want seconds > 0): st abc",
+         "Error (bad sd, want a depth >= 1): sd 0", "Error (bad sd, want a depth >= 1): sd x",
+         "Error (bad nps, want an integer >= 0): nps -1", "Error (bad time, want centiseconds): time abc",
+         "Error (bad time, want centiseconds): otim 1.5", "Error (option value out of range 1..1024): option Hash=0",
+         "Error (option value out of range 1..1024): option Hash=big", "Error (unknown option): option Foo=1",
+         "Error (unsupported variant): variant foo", "Error (unsupported variant): variant",
+         "Error (unknown command): hello",
+         "tellusererror Illegal position: a FEN has 4 to 6 fields, got 1: 'nonsense'",
+         "tellusererror Illegal position: white must have exactly one king, has 0",
+         "Error (unknown command): ?garbage", "pong 1"]),
+    "ignored commands": (
+        ["new", "random", "computer", "name Somebody", "rating 2000 1800", "hard", "easy", "post", "nopost",
+         "accepted ping", "rejected setscore", "cores 2", "memory 64", "draw", "hint", "bk", "put e4", "hover e4",
+         "option Skill Level=5", "option Move Overhead=100", "option Clear Hash", "option Hash=8", "ping 1"],
+        ["pong 1"]),
+}
+
+
+def _normal(lines):
+    """Drop thinking output (it depends on the search and the clock), checking its form."""
+    kept = []
+    for line in lines:
+        if POST_RE.match(line):
+            continue
+        kept.append(line)
+    return kept
+
+
+@pytest.mark.parametrize("name", list(TRANSCRIPTS))
+def test_transcript_in_process(name):
+    lines, want = TRANSCRIPTS[name]
+    if name == "handshake":
+        assert run_transcript("xboard", lines) == want
+        return
+    assert _normal(run_transcript("xboard", ["xboard", "protover 2", *lines]))[len(FEATURES):] == want
+
+
+@pytest.mark.parametrize("command", [["antichess", "xboard"], ["antichess"]])
+def test_transcripts_through_the_command(command):
+    for name in ("handshake", "forced capture is enforced, before the pong", "bad commands change nothing",
+                 "checkmate"):
+        lines, want = TRANSCRIPTS[name]
+        if name != "handshake":
+            lines, want = ["xboard", "protover 2", *lines], FEATURES + want
+        driver = EngineDriver.subprocess(command)
+        for line in lines:
+            driver.send(line)
+        assert driver.close(timeout=30) == 0
+        assert driver.output == want, name
+
+
+@pytest.mark.parametrize("variant", CECP_VARIANTS)
+def test_variant_answers_with_setup_for_the_rule_sets_xboard_lacks(variant):
+    out = run_transcript("xboard", ["xboard", "protover 2", "new", f"variant {variant}", "ping 1"])[len(FEATURES):]
+    assert out == SETUP.get(variant, []) + ["pong 1"]
+    if variant in ("normal", "giveaway", "suicide", "losers"):
+        assert out == ["pong 1"]  # XBoard knows these itself
+    else:
+        setup = out[0].split()
+        assert setup[0] == "setup" and re.match(r"^8x8\+0_(giveaway|fairy)$", setup[2])
+        # The position in the setup is the rule set's start, in the letters of the piece table.
+        from engine.rules import get_rule_set
+
+        start = get_rule_set(variant).start_fen.split()
+        assert setup[3:5] == start[:2]
+
+
+def test_every_rule_set_plays_from_its_start():
+    for variant in CECP_VARIANTS:
+        out = run_transcript("xboard", ["xboard", "protover 2", "new", f"variant {variant}", "sd 2", "go", SETTLE])
+        move = [line for line in out if line.startswith("move ")]
+        assert len(move) == 1, (variant, out)
+        assert Game(variant).is_legal(move[0].split()[1]), (variant, move)
+
+
+def test_result_and_force_stop_the_engine_without_a_move():
+    for stopper in ("result 1-0 {White wins}", "force", "new", "undo"):
+        out = run_transcript("xboard", ["xboard", "protover 2", "new", "usermove e2e4", "level 0 1 0", "go", stopper,
+                                        SETTLE, "ping 1"])
+        assert not any(line.startswith("move") for line in out), (stopper, out)
+        assert out[-1] == "pong 1"
+
+
+def test_ping_is_answered_while_thinking_and_question_mark_moves_now():
+    with EngineDriver.in_process("xboard") as engine:
+        engine.send("xboard", "protover 2", "new", "level 0 10 0", "post", "go", "ping 5")
+        engine.expect("pong 5", timeout=10)
+        started = time.monotonic()
+        engine.wait_for(lambda line: POST_RE.match(line) is not None)
+        engine.send("?")
+        move = engine.expect_prefix("move ", timeout=5)
+        assert time.monotonic() - started < 3
+        assert Game("chess").is_legal(move.split()[1])
+
+
+def test_thinking_output_only_after_post_and_in_the_cecp_format():
+    out = run_transcript("xboard", ["xboard", "protover 2", "new", "sd 3", "go", SETTLE])
+    assert not any(POST_RE.match(line) for line in out)
+    out = run_transcript("xboard", ["xboard", "protover 2", "new", "variant losers", "post", "sd 3", "go", SETTLE])
+    posts = [POST_RE.match(line) for line in out if POST_RE.match(line)]
+    assert [int(p.group(1)) for p in posts] == [1, 2, 3]
+    for post in posts:
+        game = Game("losers")
+        for move in post.group(7).split():
+            game.push(move)
+
+
+def test_fixed_time_node_and_clock_limits():
+    started = time.monotonic()
+    out = run_transcript("xboard", ["xboard", "protover 2", "new", "st 0.2", "go", SETTLE])
+    assert any(line.startswith("move ") for line in out)
+    assert time.monotonic() - started < 5
+    # python-chess's node limit: "nps 1" and "st N" mean N nodes.
+    out = run_transcript("xboard", ["xboard", "protover 2", "new", "post", "nps 1", "st 3000", "go", SETTLE])
+    posts = [POST_RE.match(line) for line in out if POST_RE.match(line)]
+    assert posts and int(posts[-1].group(4)) <= 3000 * 2
+    # A nearly empty clock still yields a move quickly.
+    started = time.monotonic()
+    out = run_transcript("xboard", ["xboard", "protover 2", "new", "level 40 0:01 0", "time 20", "otim 100", "go", SETTLE])
+    assert any(line.startswith("move ") for line in out)
+    assert time.monotonic() - started < 3
+
+
+def test_a_short_game_through_the_command():
+    """The engine plays Black move after move, as a GUI drives it, through a real process."""
+    engine = EngineDriver.subprocess(["antichess", "xboard"])
+    engine.send("xboard", "protover 2")
+    engine.expect("feature done=1", timeout=30)
+    engine.send("new", "variant giveaway", "level 0 0:05 0", "post")
+    game = Game("giveaway")
+    for _ in range(6):
+        if game.outcome() is not None:
+            break
+        mine = game.legal_moves()[0]
+        game.push(mine)
+        mark = engine.mark()
+        engine.send("time 500", "otim 500", f"usermove {'@@@@' if mine.is_pass else mine.uci()}")
+        reply = engine.wait_for(lambda line: line.startswith("move ") or line.startswith(("0-1", "1-0", "1/2")),
+                                timeout=10, start=mark)
+        if not reply.startswith("move "):
+            break
+        game.push(reply.split()[1])
+    engine.send("quit")
+    assert engine.close(timeout=10) == 0
+    assert len(game.move_stack) >= 4

@@ -51,4 +51,4 @@ class ComputerPlayer:
         if self._searcher is None:
             self._searcher = Searcher()
         result = self._searcher.search(game, self.limits(remaining_ms))
-        return result.best_move if result.best_move is not None else legal[0]
+        return result.best_move if result.best_move in legal else legal[0]

@@ -364,5 +364,8 @@ def _play(config, store, todo, names, total_games, out) -> None:
                           "(run again to resume)", file=out)
                     executor.stop(list(running))
                     queue.clear()
+    except BaseException:
+        executor.stop(list(running))  # Ctrl-C or an error: abandon running pairs, store nothing more
+        raise
     finally:
         executor.close()

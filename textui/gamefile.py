@@ -28,7 +28,7 @@ from engine.rules import RULE_SETS, RuleSet, get_rule_set
 
 from . import safexml
 
-MAX_FILE_BYTES = 8 * 1024 * 1024
+MAX_FILE_BYTES = 2 * 1024 * 1024  # about 58,000 moves, which replay in a few seconds
 
 COURSE_RULESETS = {"mit-antichess": "6170-spring-2006", "antiking-antichess": "6170-spring-2006-antiking"}
 PIECE_NAMES = {"p": "pawn", "n": "knight", "b": "bishop", "r": "rook", "q": "queen", "k": "king",
@@ -301,7 +301,11 @@ def _board_field(placement: dict[str, str]) -> str:
 
 def _matching_move(game, entry: HistoryEntry):
     """The legal move of `game` that `entry` records, or None."""
-    candidates = [m for m in game.legal_moves() if not m.is_pass and m.course()[:5] == entry.value]
+    from engine.bitboards import parse_square
+
+    origin, target = parse_square(entry.value[:2]), parse_square(entry.value[3:5])
+    candidates = [m for m in game.legal_moves()
+                  if m.from_square == origin and m.to_square == target and not m.is_pass]
     if entry.promotion is not None:
         letter = PIECE_LETTERS.get(entry.promotion)
         candidates = [m for m in candidates if m.promotion == letter]

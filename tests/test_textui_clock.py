@@ -71,6 +71,15 @@ def test_the_search_budget_comes_from_the_clock(remaining, expected):
         assert limits.overhead == 0.0 and limits.depth is None
 
 
+def test_a_clock_too_long_for_a_float_is_still_budgeted():
+    huge = "9" * 4000
+    ui = TextUI(computer=ComputerPlayer(max_budget=0.02))
+    ui.execute(f"StartNewGame computer {huge} human 0")
+    assert MOVE.fullmatch(ui.execute("GetNextMove")[0])
+    remaining = ui.execute("GetTime white")[0]
+    assert len(remaining) == 4000 and int(remaining) < int(huge)
+
+
 @pytest.mark.parametrize("clock", [300, 1500, 8000, 30000])
 def test_get_next_move_stays_well_inside_the_clock(clock):
     ui = TextUI()

@@ -63,8 +63,8 @@ def random_line(rng: random.Random, ui: TextUI, humans_only: bool) -> str:
     name = rng.choice(list(ARITY))
     if name == "StartNewGame" and rng.random() < 0.7:
         players = ["human"] if humans_only else ["human", "computer"]
-        args = [rng.choice(players), rng.choice(["0", "0", "100000", "3000", "1"]),
-                rng.choice(players), rng.choice(["0", "100000", "3000"])]
+        args = [rng.choice(players), rng.choice(["0", "0", "100000", "3000", "1", "9" * 4000]),
+                rng.choice(players), rng.choice(["0", "100000", "3000", "8" * 3999])]
         if rng.random() < 0.4:
             args.append(rng.choice(VARIANTS[:6]))
     else:

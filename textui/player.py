@@ -36,7 +36,7 @@ class ComputerPlayer:
 
         if remaining_ms is None:
             return Limits(movetime=self.untimed_budget, overhead=0.0)
-        seconds = remaining_ms / 1000.0
+        seconds = min(remaining_ms, 10**9) / 1000.0  # clocks may be longer than a float holds
         if seconds < SHALLOW_BELOW:
             return Limits(depth=1)
         return Limits(movetime=min(seconds / MOVES_TO_GO, self.max_budget), overhead=0.0)

@@ -4,6 +4,7 @@ store, and the command line's handling of bad input."""
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import chess
 import chess.pgn
@@ -215,3 +216,33 @@ def test_referee_defaults_for_rule_sets_without_draw_rules():
     assert settings.effective(draw_rules=False) == (200, 3)
     assert settings.effective(draw_rules=True) == (0, 0)
     assert RefereeSettings(maxmoves=50, repetition=0).effective(False) == (50, 0)
+
+
+# -- opening books -----------------------------------------------------------------------
+
+BOOKS = Path(__file__).resolve().parent.parent / "tournaments" / "books"
+
+
+@pytest.mark.parametrize("variant", ["antichess", "mit-antichess"])
+def test_shipped_books_load_and_say_how_they_were_made(variant):
+    path = BOOKS / f"{variant}.epd"
+    text = path.read_text()
+    book = read_epd(text, variant)
+    assert len(book) == 100 and len({o.fen for o in book}) == 100
+    assert f"make_book.py --variant {variant}" in text.splitlines()[3]
+    assert all(o.name.startswith(variant) for o in book)
+
+
+def test_book_maker_keeps_only_balanced_positions():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("make_book", BOOKS / "make_book.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    kept, tries = module.make("antichess", count=3, plies=4, depth=3, threshold=60, seed=9)
+    assert len(kept) == 3 and tries >= 3
+    for line, score in kept:
+        assert abs(score) <= 60
+        fen = " ".join(line.split()[:4]) + " 0 1"
+        again = Game("antichess", fen).search(depth=3)
+        assert again.info.mate is None and again.info.score == score

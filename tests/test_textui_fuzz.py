@@ -45,6 +45,7 @@ JUNK_SPACE = [" ", "\t", "  ", "\x0b", "\x0c", "\u00a0", "\u2003", "\r"]
 
 
 def random_square(rng: random.Random) -> str:
+    """A random square name."""
     return rng.choice("abcdefgh") + rng.choice("12345678")
 
 
@@ -75,6 +76,7 @@ def random_line(rng: random.Random, ui: TextUI, humans_only: bool) -> str:
 
 
 def random_argument(name: str, rng: random.Random, humans_only: bool) -> str:
+    """A random argument suited (or not) to command `name`."""
     if name in ("SaveGame", "LoadGame"):
         return rng.choice(LOADABLE + BROKEN + (WRITABLE if name == "SaveGame" else []))
     if name == "GetTime":
@@ -142,6 +144,7 @@ def answer_shape_ok(name: str, lines: list[str]) -> bool:
 
 
 def state(ui: TextUI):
+    """What the game looks like, to check that an Input error changed nothing."""
     return (ui.game.fen() if ui.game is not None else None, len(ui.history), dict(ui.clocks), ui.over,
             ui.players, ui.pending)
 

@@ -22,11 +22,13 @@ ANTIKING_SCHEMA_TEXT = SCHEMA_TEXT.replace('<xs:enumeration value="king" />',
 
 @pytest.fixture(scope="module")
 def schema():
+    """The course schema, loaded by xmlschema."""
     return xmlschema.XMLSchema(str(SPEC / "antichess.xsd"))
 
 
 @pytest.fixture(scope="module")
 def antiking_schema():
+    """The course schema with `antiking` among the piece names."""
     assert ANTIKING_SCHEMA_TEXT != SCHEMA_TEXT
     return xmlschema.XMLSchema(ANTIKING_SCHEMA_TEXT)
 
@@ -41,6 +43,7 @@ def play_random(ui: TextUI, plies: int, rng: random.Random, time_text: str = "10
 
 
 def saved_text(ui: TextUI, folder, name: str = "game.xml") -> str:
+    """SaveGame into `folder` and return the file's text."""
     assert ui.execute(f"SaveGame {folder / name}") == ["Game saved"]
     return (folder / name).read_text(encoding="utf-8")
 
@@ -244,6 +247,7 @@ def _loaded_ui(tmp_path) -> TextUI:
 
 
 def assert_corrupt_and_unchanged(ui: TextUI, path) -> None:
+    """LoadGame `path` prints Corrupt file and changes nothing in `ui`."""
     before = ui_state(ui)
     board = ui.execute("PrintBoard")
     assert ui.execute(f"LoadGame {path}") == ["Corrupt file"]

@@ -36,7 +36,8 @@ VARIANTS = ["mit-antichess", "antiking-antichess", "chess", "standard", "antiche
 MOVES = ["e2e4", "e2-e9", "E2-E4", "e2-e4q", "e7-e8n", "e7-e8k", "-", "e2--e4", "a1-a1", "e2-e4-", "\u00e92-e4"]
 COLOURS = ["white", "black", "White", "red", "", "WHITE"]
 LOADABLE = ["sample_game.xml", "bare_king.xml", "stalemate_pass.xml", "double_stalemate.xml",
-            "checkmate_prevails.xml", "en_passant.xml", "castling.xml", "saved1.xml", "saved2.xml"]
+            "checkmate_prevails.xml", "en_passant.xml", "castling.xml", "pass_then_mate.xml", "saved1.xml",
+            "saved2.xml"]
 BROKEN = ["two_kings.xml", "truncated.xml", "entity_bomb.xml", "external_entity.xml", "not_xml.txt",
           "wrong_value.xml", "missing.xml", ".", "no_folder/x.xml"]
 WRITABLE = ["saved1.xml", "saved2.xml"]

@@ -296,8 +296,16 @@ def _should_stop(state, control):
 
 
 @kernel
+def _is_excluded(excluded, move):
+    for i in range(excluded.shape[0]):
+        if excluded[i] == move:
+            return True
+    return False
+
+
+@kernel
 def negamax(stack, idx, depth, alpha, beta, ply, rules, mlist, scores, tt_keys, tt_data,
-            killers, history, pv, pv_length, state, control):
+            killers, history, pv, pv_length, state, control, excluded):
     """Principal-variation alpha-beta; returns the score of stack[idx] for the side to move.
 
     depth <= 0 is the quiescence part: a node whose moves are all forced (captures under
@@ -361,7 +369,7 @@ def negamax(stack, idx, depth, alpha, beta, ply, rules, mlist, scores, tt_keys, 
         if big and evaluate(pos, rules) >= beta:
             make_move(stack, idx, idx + 1, np.int32(MOVE_PASS << 15), rules)
             value = -negamax(stack, idx + 1, depth - 3, -beta, -beta + 1, ply + 1, rules, mlist,
-                             scores, tt_keys, tt_data, killers, history, pv, pv_length, state, control)
+                             scores, tt_keys, tt_data, killers, history, pv, pv_length, state, control, excluded)
             if state[STATE_STOPPED]:
                 return np.int64(0)
             if value >= beta:
@@ -378,10 +386,12 @@ def negamax(stack, idx, depth, alpha, beta, ply, rules, mlist, scores, tt_keys, 
         is_capture = (move & CAPTURE_FLAG) != 0
         if captures_only and not is_capture:
             continue
+        if ply == 0 and _is_excluded(excluded, move):
+            continue
         make_move(stack, idx, idx + 1, np.int32(move), rules)
         if searched == 0:
             value = -negamax(stack, idx + 1, depth - 1, -beta, -alpha, ply + 1, rules, mlist, scores,
-                             tt_keys, tt_data, killers, history, pv, pv_length, state, control)
+                             tt_keys, tt_data, killers, history, pv, pv_length, state, control, excluded)
         else:
             reduction = 0
             if (depth >= 3 and searched >= 4 and not is_capture and not forced
@@ -389,11 +399,11 @@ def negamax(stack, idx, depth, alpha, beta, ply, rules, mlist, scores, tt_keys, 
                 reduction = 1 if searched < 10 else 2
             value = -negamax(stack, idx + 1, depth - 1 - reduction, -alpha - 1, -alpha, ply + 1, rules,
                              mlist, scores, tt_keys, tt_data, killers, history, pv, pv_length, state,
-                             control)
+                             control, excluded)
             if value > alpha and (reduction > 0 or value < beta):
                 value = -negamax(stack, idx + 1, depth - 1, -beta, -alpha, ply + 1, rules, mlist,
                                  scores, tt_keys, tt_data, killers, history, pv, pv_length, state,
-                                 control)
+                                 control, excluded)
         searched += 1
         if state[STATE_STOPPED]:
             return np.int64(0)
@@ -438,9 +448,12 @@ def negamax(stack, idx, depth, alpha, beta, ply, rules, mlist, scores, tt_keys, 
 
 @kernel
 def search_root(stack, idx, depth, alpha, beta, rules, mlist, scores, tt_keys, tt_data, killers,
-                history, pv, pv_length, state, control):
-    """One iteration at `depth` from stack[idx]; the best move lands in state[STATE_BEST_MOVE]."""
+                history, pv, pv_length, state, control, excluded):
+    """One iteration at `depth` from stack[idx]; the best move lands in state[STATE_BEST_MOVE].
+
+    Root moves listed in `excluded` (int32, 0 = empty slot) are not searched.
+    """
     state[STATE_ROOT_IDX] = idx
     state[STATE_ROOT_DONE] = 0
     return negamax(stack, idx, depth, alpha, beta, np.int64(0), rules, mlist, scores, tt_keys,
-                   tt_data, killers, history, pv, pv_length, state, control)
+                   tt_data, killers, history, pv, pv_length, state, control, excluded)

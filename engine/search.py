@@ -29,7 +29,7 @@ from .bitboards import (
     KNIGHT_ATTACKS,
 )
 from .movegen import (
-    RESULT_DRAW, antiking_attackers, check_state, game_status, legal_moves, make_move,
+    RESULT_DRAW, antiking_attackers, check_state, game_status, gen_legal, legal_moves, make_move,
     piece_type_at,
 )
 from .rules import (
@@ -67,6 +67,8 @@ CENTER = np.array([
     0, 1, 2, 3, 3, 2, 1, 0,
 ], dtype=np.int64)
 MVV = np.array([1, 3, 3, 5, 9, 10, 0], dtype=np.int64)
+MOBILITY_WEIGHT = 12
+FORCING_BONUS = 20
 for _table in (CHESS_VALUES, LOSING_VALUES, CENTER, MVV):
     _table.setflags(write=False)
 
@@ -159,6 +161,23 @@ def evaluate(pos, rules):
                 penalty = 60 if guards == 1 else (15 if guards == 2 else 0)
                 score += -penalty if color == us else penalty
     return score + 10
+
+
+@kernel
+def evaluate_losing(stack, idx, rules, mlist, our_moves):
+    """Static score of a quiet node under compulsory capture, for the side to move.
+
+    Adds to `evaluate` the legal mobility of both sides (the opponent's counted after a
+    null move): having few moves, above all only forced captures, is what loses these games.
+    """
+    pos = stack[idx]
+    score = evaluate(pos, rules)
+    make_move(stack, idx, idx + 1, np.int32(MOVE_PASS << 15), rules)
+    their_moves = gen_legal(stack, idx + 1, rules, mlist)
+    score += MOBILITY_WEIGHT * (our_moves - their_moves)
+    if their_moves > 0 and np.int64(mlist[idx + 1, 0]) & CAPTURE_FLAG:
+        score += FORCING_BONUS  # whatever we do now, they are likely to be forced to capture
+    return score
 
 
 # ---------------------------------------------------------------------------------------
@@ -339,6 +358,8 @@ def negamax(stack, idx, depth, alpha, beta, ply, rules, mlist, scores, tt_keys, 
     quiescent = depth <= 0
     captures_only = False
     if quiescent and not (forced and depth > -QUIESCENCE_PLIES):
+        if rules[R_MUST_CAPTURE]:
+            return evaluate_losing(stack, idx, rules, mlist, np.int64(n))
         stand_pat = evaluate(pos, rules)
         if rules[R_MUST_CAPTURE] or stand_pat >= beta:
             return stand_pat

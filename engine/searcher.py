@@ -154,7 +154,8 @@ class Searcher:
             return None, None
         increment = limits.winc if game.turn == "white" else limits.binc
         left = max(0.0, clock - limits.overhead)
-        moves = limits.movestogo if limits.movestogo else 30
+        # Losing-chess games are short (40-80 plies): plan for fewer moves than in chess.
+        moves = limits.movestogo if limits.movestogo else (18 if game.rules.must_capture else 30)
         target = left / max(1, moves) + 0.75 * increment
         hard = min(left * 0.5, target * 3)
         soft = min(target, hard)
@@ -223,7 +224,7 @@ class Searcher:
                     on_info(last_info)
                 if abs(score) > kernels.MATE_BOUND and not limits.infinite and depth >= 2 * (kernels.MATE - abs(score)) + 2:
                     break
-                if soft is not None and elapsed > 0.55 * soft:
+                if soft is not None and elapsed > 0.6 * soft:
                     break
                 if limits.nodes and self.state[kernels.STATE_NODES] >= limits.nodes:
                     break

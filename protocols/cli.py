@@ -42,6 +42,8 @@ def _build_parser() -> argparse.ArgumentParser:
     perft.add_argument("--divide", action="store_true", help="print the count below each root move")
 
     commands.add_parser("warmup", help="compile the engine's kernels into the disk cache")
+    bench = commands.add_parser("bench", help="search fixed positions: node signature and speed")
+    bench.add_argument("--depth", default="7", help="search depth per position (1 to 20, default 7)")
     commands.add_parser("uci", help="speak UCI on stdin/stdout")
     commands.add_parser("xboard", help="speak CECP (xboard protocol 2) on stdin/stdout")
     commands.add_parser("hackerrank", help="read a HackerRank board on stdin, print one move")
@@ -81,6 +83,21 @@ def _perft(args: argparse.Namespace) -> None:
     print(f"Nodes searched: {total}")
 
 
+def _bench(args: argparse.Namespace) -> None:
+    try:
+        depth = int(args.depth)
+    except ValueError:
+        raise CommandError(f"depth must be an integer, got {args.depth!r}") from None
+    if not 1 <= depth <= 20:
+        raise CommandError(f"depth must be between 1 and 20, got {depth}")
+    from engine.bench import run_bench
+
+    nodes, seconds = run_bench(depth, report=lambda line: print(line, file=sys.stderr))
+    print(f"Total time (ms) : {int(seconds * 1000)}")
+    print(f"Nodes searched  : {nodes}")
+    print(f"Nodes/second    : {int(nodes / seconds) if seconds else 0}")
+
+
 def _warmup(args: argparse.Namespace) -> None:
     from engine._jit import CACHE_DIR
     from engine.warmup import warmup
@@ -112,7 +129,7 @@ def main(argv: list[str] | None = None) -> int:
         from textui.__main__ import main as textui_main
 
         return textui_main(["-s"] if args.show_board else [])
-    handlers = {"perft": _perft, "warmup": _warmup}
+    handlers = {"perft": _perft, "warmup": _warmup, "bench": _bench}
     if args.command is None:
         parser.print_usage(sys.stderr)
         return 2

@@ -29,7 +29,7 @@ from .bitboards import (
     KNIGHT_ATTACKS,
 )
 from .movegen import (
-    RESULT_DRAW, antiking_attackers, check_state, game_status, legal_moves, make_move,
+    RESULT_DRAW, antiking_attackers, check_state, game_status, gen_legal, legal_moves, make_move,
     piece_type_at,
 )
 from .rules import (
@@ -67,6 +67,8 @@ CENTER = np.array([
     0, 1, 2, 3, 3, 2, 1, 0,
 ], dtype=np.int64)
 MVV = np.array([1, 3, 3, 5, 9, 10, 0], dtype=np.int64)
+MOBILITY_WEIGHT = 12
+FORCING_BONUS = 20
 for _table in (CHESS_VALUES, LOSING_VALUES, CENTER, MVV):
     _table.setflags(write=False)
 
@@ -159,6 +161,23 @@ def evaluate(pos, rules):
                 penalty = 60 if guards == 1 else (15 if guards == 2 else 0)
                 score += -penalty if color == us else penalty
     return score + 10
+
+
+@kernel
+def evaluate_losing(stack, idx, rules, mlist, our_moves):
+    """Static score of a quiet node under compulsory capture, for the side to move.
+
+    Adds to `evaluate` the legal mobility of both sides (the opponent's counted after a
+    null move): having few moves, above all only forced captures, is what loses these games.
+    """
+    pos = stack[idx]
+    score = evaluate(pos, rules)
+    make_move(stack, idx, idx + 1, np.int32(MOVE_PASS << 15), rules)
+    their_moves = gen_legal(stack, idx + 1, rules, mlist)
+    score += MOBILITY_WEIGHT * (our_moves - their_moves)
+    if their_moves > 0 and np.int64(mlist[idx + 1, 0]) & CAPTURE_FLAG:
+        score += FORCING_BONUS  # whatever we do now, they are likely to be forced to capture
+    return score
 
 
 # ---------------------------------------------------------------------------------------
@@ -296,8 +315,16 @@ def _should_stop(state, control):
 
 
 @kernel
+def _is_excluded(excluded, move):
+    for i in range(excluded.shape[0]):
+        if excluded[i] == move:
+            return True
+    return False
+
+
+@kernel
 def negamax(stack, idx, depth, alpha, beta, ply, rules, mlist, scores, tt_keys, tt_data,
-            killers, history, pv, pv_length, state, control):
+            killers, history, pv, pv_length, state, control, excluded):
     """Principal-variation alpha-beta; returns the score of stack[idx] for the side to move.
 
     depth <= 0 is the quiescence part: a node whose moves are all forced (captures under
@@ -331,6 +358,8 @@ def negamax(stack, idx, depth, alpha, beta, ply, rules, mlist, scores, tt_keys, 
     quiescent = depth <= 0
     captures_only = False
     if quiescent and not (forced and depth > -QUIESCENCE_PLIES):
+        if rules[R_MUST_CAPTURE]:
+            return evaluate_losing(stack, idx, rules, mlist, np.int64(n))
         stand_pat = evaluate(pos, rules)
         if rules[R_MUST_CAPTURE] or stand_pat >= beta:
             return stand_pat
@@ -361,7 +390,7 @@ def negamax(stack, idx, depth, alpha, beta, ply, rules, mlist, scores, tt_keys, 
         if big and evaluate(pos, rules) >= beta:
             make_move(stack, idx, idx + 1, np.int32(MOVE_PASS << 15), rules)
             value = -negamax(stack, idx + 1, depth - 3, -beta, -beta + 1, ply + 1, rules, mlist,
-                             scores, tt_keys, tt_data, killers, history, pv, pv_length, state, control)
+                             scores, tt_keys, tt_data, killers, history, pv, pv_length, state, control, excluded)
             if state[STATE_STOPPED]:
                 return np.int64(0)
             if value >= beta:
@@ -378,10 +407,12 @@ def negamax(stack, idx, depth, alpha, beta, ply, rules, mlist, scores, tt_keys, 
         is_capture = (move & CAPTURE_FLAG) != 0
         if captures_only and not is_capture:
             continue
+        if ply == 0 and _is_excluded(excluded, move):
+            continue
         make_move(stack, idx, idx + 1, np.int32(move), rules)
         if searched == 0:
             value = -negamax(stack, idx + 1, depth - 1, -beta, -alpha, ply + 1, rules, mlist, scores,
-                             tt_keys, tt_data, killers, history, pv, pv_length, state, control)
+                             tt_keys, tt_data, killers, history, pv, pv_length, state, control, excluded)
         else:
             reduction = 0
             if (depth >= 3 and searched >= 4 and not is_capture and not forced
@@ -389,11 +420,11 @@ def negamax(stack, idx, depth, alpha, beta, ply, rules, mlist, scores, tt_keys, 
                 reduction = 1 if searched < 10 else 2
             value = -negamax(stack, idx + 1, depth - 1 - reduction, -alpha - 1, -alpha, ply + 1, rules,
                              mlist, scores, tt_keys, tt_data, killers, history, pv, pv_length, state,
-                             control)
+                             control, excluded)
             if value > alpha and (reduction > 0 or value < beta):
                 value = -negamax(stack, idx + 1, depth - 1, -beta, -alpha, ply + 1, rules, mlist,
                                  scores, tt_keys, tt_data, killers, history, pv, pv_length, state,
-                                 control)
+                                 control, excluded)
         searched += 1
         if state[STATE_STOPPED]:
             return np.int64(0)
@@ -438,9 +469,12 @@ def negamax(stack, idx, depth, alpha, beta, ply, rules, mlist, scores, tt_keys, 
 
 @kernel
 def search_root(stack, idx, depth, alpha, beta, rules, mlist, scores, tt_keys, tt_data, killers,
-                history, pv, pv_length, state, control):
-    """One iteration at `depth` from stack[idx]; the best move lands in state[STATE_BEST_MOVE]."""
+                history, pv, pv_length, state, control, excluded):
+    """One iteration at `depth` from stack[idx]; the best move lands in state[STATE_BEST_MOVE].
+
+    Root moves listed in `excluded` (int32, 0 = empty slot) are not searched.
+    """
     state[STATE_ROOT_IDX] = idx
     state[STATE_ROOT_DONE] = 0
     return negamax(stack, idx, depth, alpha, beta, np.int64(0), rules, mlist, scores, tt_keys,
-                   tt_data, killers, history, pv, pv_length, state, control)
+                   tt_data, killers, history, pv, pv_length, state, control, excluded)

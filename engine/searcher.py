@@ -15,11 +15,15 @@ from typing import Callable
 
 import numpy as np
 
+from . import proof as proof_kernels
 from . import search as kernels
 from .bitboards import MAX_MOVES
 from .game import Game, Move
 
 MAX_DEPTH = kernels.MAX_PLY - 12
+PROOF_CAPACITY = 2_000_000  # proof-tree nodes (about 64 MB)
+PROOF_RATE = 1_000_000  # proof-tree nodes per second, a conservative figure for budgeting
+PROOF_SHARE = 0.15  # share of the move's time for each of the two proof searches
 
 
 @dataclass
@@ -41,6 +45,7 @@ class Limits:
     movestogo: int | None = None
     infinite: bool = False
     overhead: float = 0.03
+    proof: bool = True  # proof-number search at the root in compulsory-capture rule sets
 
 
 @dataclass
@@ -82,6 +87,8 @@ class Searcher:
         self.pv = np.zeros((kernels.MAX_PLY, kernels.MAX_PLY), dtype=np.int32)
         self.pv_length = np.zeros(kernels.MAX_PLY, dtype=np.int64)
         self.scores = np.zeros((0, MAX_MOVES), dtype=np.int32)
+        self.excluded = np.zeros(MAX_MOVES, dtype=np.int32)
+        self._proof_tree = None
         self.set_hash(hash_mb)
 
     def set_hash(self, hash_mb: int) -> None:
@@ -102,6 +109,34 @@ class Searcher:
         """Ask a running search to return as soon as possible (thread-safe, idempotent)."""
         self.control[kernels.CONTROL_STOP] = 1
 
+    def prove(self, game: Game, prover: str, max_nodes: int) -> tuple[int, list[tuple[Move, int, int]]]:
+        """Proof-number search: can `prover` ('white'/'black') force a win from the current position?
+
+        Returns (status, children): status is engine.proof.PROVEN, DISPROVEN or UNKNOWN; each
+        child is (root move, proof number, disproof number), 0 proof meaning that move wins
+        for the prover, 0 disproof that the prover cannot force a win after it.
+        """
+        if self._proof_tree is None:
+            capacity = PROOF_CAPACITY
+            self._proof_tree = (np.zeros(capacity, np.int32), np.zeros(capacity, np.int32),
+                                np.zeros(capacity, np.int32), np.zeros(capacity, np.int32),
+                                np.zeros(capacity, np.int64), np.zeros(capacity, np.int64))
+        parent, first_child, next_sibling, move, proof, disproof = self._proof_tree
+        stack, mlist, idx = game._search_arrays(proof_kernels.MAX_DEPTH + 4)
+        path = np.zeros(proof_kernels.MAX_DEPTH + 2, dtype=np.int64)
+        state = np.zeros(kernels.STATE_SIZE, dtype=np.int64)
+        status = int(proof_kernels.proof_search(
+            stack, np.int64(idx), np.int64(0), game._rules_array, mlist,
+            np.int64(0 if prover == "white" else 1), np.int64(min(max_nodes, len(parent) - 1000)),
+            parent, first_child, next_sibling, move, proof, disproof, path, state, self.control))
+        game._legal = None
+        children = []
+        child = int(first_child[0]) if state[0] > 1 else -1
+        while child >= 0:
+            children.append((Move(int(move[child])), int(proof[child]), int(disproof[child])))
+            child = int(next_sibling[child])
+        return status, children
+
     def hashfull(self) -> int:
         """Permille of the first thousand table slots in use."""
         sample = self.tt_keys[:1000]
@@ -119,7 +154,8 @@ class Searcher:
             return None, None
         increment = limits.winc if game.turn == "white" else limits.binc
         left = max(0.0, clock - limits.overhead)
-        moves = limits.movestogo if limits.movestogo else 30
+        # Losing-chess games are short (40-80 plies): plan for fewer moves than in chess.
+        moves = limits.movestogo if limits.movestogo else (18 if game.rules.must_capture else 30)
         target = left / max(1, moves) + 0.75 * increment
         hard = min(left * 0.5, target * 3)
         soft = min(target, hard)
@@ -154,9 +190,17 @@ class Searcher:
             self.scores = np.zeros((stack.shape[0], MAX_MOVES), dtype=np.int32)
         rules = game._rules_array
         self.state[:] = 0
+        self.excluded[:] = 0
         best_move = legal[0]
         last_info = None
         try:
+            if limits.proof and game.rules.must_capture and len(legal) > 1 and (soft or limits.infinite):
+                budget = int(PROOF_RATE * PROOF_SHARE * soft) if soft else 1_000_000
+                proven = self._proof_stage(game, legal, budget, started)
+                if proven is not None:
+                    if on_info is not None:
+                        on_info(proven.info)
+                    return proven
             for depth in range(1, max_depth + 1):
                 self.state[kernels.STATE_SELDEPTH] = 0
                 self.state[kernels.STATE_STOPPED] = 0
@@ -164,7 +208,8 @@ class Searcher:
                 score = int(kernels.search_root(
                     stack, np.int64(idx), np.int64(depth), np.int64(-kernels.INFINITY),
                     np.int64(kernels.INFINITY), rules, mlist, self.scores, self.tt_keys, self.tt_data,
-                    self.killers, self.history, self.pv, self.pv_length, self.state, self.control))
+                    self.killers, self.history, self.pv, self.pv_length, self.state, self.control,
+                    self.excluded))
                 stopped = bool(self.state[kernels.STATE_STOPPED])
                 found = int(self.state[kernels.STATE_BEST_MOVE])
                 if stopped:
@@ -179,7 +224,7 @@ class Searcher:
                     on_info(last_info)
                 if abs(score) > kernels.MATE_BOUND and not limits.infinite and depth >= 2 * (kernels.MATE - abs(score)) + 2:
                     break
-                if soft is not None and elapsed > 0.55 * soft:
+                if soft is not None and elapsed > 0.6 * soft:
                     break
                 if limits.nodes and self.state[kernels.STATE_NODES] >= limits.nodes:
                     break
@@ -192,6 +237,26 @@ class Searcher:
         game._legal = None  # the kernels reused the move buffer of the current row
         ponder = last_info.pv[1] if last_info and len(last_info.pv) > 1 and last_info.pv[0] == best_move else None
         return SearchResult(best_move, ponder, last_info)
+
+    def _proof_stage(self, game: Game, legal: list[Move], budget: int, started: float) -> SearchResult | None:
+        """Prove a win (returned as the result), else exclude root moves proven to lose."""
+        us = game.turn
+        them = "black" if us == "white" else "white"
+        status, children = self.prove(game, us, budget)
+        if status == proof_kernels.PROVEN:
+            winning = next(move for move, proof, _ in children if proof == 0)
+            info = SearchInfo(depth=1, seldepth=1, score=kernels.MATE_BOUND - 1, mate=None,
+                              nodes=budget if budget < PROOF_CAPACITY else 0,
+                              time=time.perf_counter() - started, pv=[winning], hashfull=self.hashfull())
+            return SearchResult(winning, None, info)
+        if self.control[kernels.CONTROL_STOP]:
+            return None
+        status, children = self.prove(game, them, budget)
+        losing = [move for move, proof, _ in children if proof == 0]
+        if len(losing) < len(legal):
+            for i, move in enumerate(losing):
+                self.excluded[i] = move.code
+        return None
 
     def _info(self, depth: int, score: int, elapsed: float) -> SearchInfo:
         mate = None

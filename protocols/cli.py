@@ -4,6 +4,8 @@
     antichess uci | xboard    that protocol, whatever the first line
     antichess hackerrank      the HackerRank bot: reads a board, prints one move
     antichess textui [-s]     the MIT 6.170 TextUI
+    antichess tournament ...  engine-vs-engine matches (cutechess-cli options); see docs/tournaments.md
+    antichess bench [--depth N]  fixed search workload: node signature and speed
     antichess perft --variant V [--fen FEN] --depth N [--divide]
     antichess warmup
 
@@ -43,6 +45,8 @@ def _build_parser() -> argparse.ArgumentParser:
 
     commands.add_parser("warmup", help="compile the engine's kernels into the disk cache")
     commands.add_parser("tournament", help="engine-vs-engine matches, cutechess-cli style options")
+    bench = commands.add_parser("bench", help="search fixed positions: node signature and speed")
+    bench.add_argument("--depth", default="7", help="search depth per position (1 to 20, default 7)")
     commands.add_parser("uci", help="speak UCI on stdin/stdout")
     commands.add_parser("xboard", help="speak CECP (xboard protocol 2) on stdin/stdout")
     commands.add_parser("hackerrank", help="read a HackerRank board on stdin, print one move")
@@ -82,6 +86,21 @@ def _perft(args: argparse.Namespace) -> None:
     print(f"Nodes searched: {total}")
 
 
+def _bench(args: argparse.Namespace) -> None:
+    try:
+        depth = int(args.depth)
+    except ValueError:
+        raise CommandError(f"depth must be an integer, got {args.depth!r}") from None
+    if not 1 <= depth <= 20:
+        raise CommandError(f"depth must be between 1 and 20, got {depth}")
+    from engine.bench import run_bench
+
+    nodes, seconds = run_bench(depth, report=lambda line: print(line, file=sys.stderr))
+    print(f"Total time (ms) : {int(seconds * 1000)}")
+    print(f"Nodes searched  : {nodes}")
+    print(f"Nodes/second    : {int(nodes / seconds) if seconds else 0}")
+
+
 def _warmup(args: argparse.Namespace) -> None:
     from engine._jit import CACHE_DIR
     from engine.warmup import warmup
@@ -117,7 +136,7 @@ def main(argv: list[str] | None = None) -> int:
         from textui.__main__ import main as textui_main
 
         return textui_main(["-s"] if args.show_board else [])
-    handlers = {"perft": _perft, "warmup": _warmup}
+    handlers = {"perft": _perft, "warmup": _warmup, "bench": _bench}
     if args.command is None:
         parser.print_usage(sys.stderr)
         return 2

@@ -1,0 +1,173 @@
+"""Proof-number search: prove that one side wins by force.
+
+The tree lives in preallocated arrays (node 0 is the root); positions are not stored but
+replayed from the root along the path to the node being expanded, on the stack rows
+above the root.  A node where the prover is to move is an OR node (one winning child is
+enough), the others are AND nodes (every reply must lose).  A repetition of a position on
+the path, a draw, or running past the depth cap counts as "not a win" for the prover, so a
+proof found here is sound; transpositions are not merged.
+
+Arrays (from `engine.searcher.ProofTree`): parent, first_child, next_sibling, move: int32
+[capacity]; proof, disproof: int64[capacity]; state int64[STATE_SIZE] (nodes used);
+control int64 (the search's stop flag, read atomically).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._jit import kernel
+from .bitboards import P_HALFMOVE, P_KEY, P_SIDE
+from .movegen import RESULT_DRAW, game_status, legal_moves, make_move
+from .search import CONTROL_STOP, atomic_load
+
+INFINITE = np.int64(1 << 40)
+MAX_DEPTH = 80
+PROVEN, DISPROVEN, UNKNOWN = 1, -1, 0
+
+
+@kernel
+def _repeats(stack, row, first_row):
+    """True if stack[row] repeats a position on rows first_row..row-1 within the move clock."""
+    key = stack[row, P_KEY]
+    limit = row - np.int64(stack[row, P_HALFMOVE])
+    if limit < first_row:
+        limit = first_row
+    i = row - 2
+    while i >= limit:
+        if stack[i, P_KEY] == key:
+            return True
+        i -= 2
+    return False
+
+
+@kernel
+def _set_leaf(stack, row, history_start, rules, mlist, prover, node, proof, disproof):
+    """Initial numbers of a new node at stack[row]: terminal, repeated, or by its move count."""
+    n = legal_moves(stack, row, rules, mlist)
+    if n == 0:
+        status = game_status(stack, row, rules, mlist)
+        if status >= 0 and status % 3 == prover:
+            proof[node] = 0
+            disproof[node] = INFINITE
+        else:
+            proof[node] = INFINITE
+            disproof[node] = 0
+        return
+    if _repeats(stack, row, history_start):
+        proof[node] = INFINITE
+        disproof[node] = 0
+        return
+    if np.int64(stack[row, P_SIDE]) == prover:
+        proof[node] = 1
+        disproof[node] = n
+    else:
+        proof[node] = n
+        disproof[node] = 1
+
+
+@kernel
+def _update(node, prover_to_move, first_child, next_sibling, proof, disproof):
+    """Recompute a node's numbers from its children."""
+    child = first_child[node]
+    if prover_to_move:
+        best = INFINITE
+        total = np.int64(0)
+        while child >= 0:
+            if proof[child] < best:
+                best = proof[child]
+            total = min(INFINITE, total + disproof[child])
+            child = next_sibling[child]
+        proof[node] = best
+        disproof[node] = total
+    else:
+        best = INFINITE
+        total = np.int64(0)
+        while child >= 0:
+            if disproof[child] < best:
+                best = disproof[child]
+            total = min(INFINITE, total + proof[child])
+            child = next_sibling[child]
+        proof[node] = total
+        disproof[node] = best
+
+
+@kernel
+def proof_search(stack, idx, history_start, rules, mlist, prover, max_nodes, parent, first_child,
+                 next_sibling, move, proof, disproof, path, state, control):
+    """Grow the proof tree of stack[idx] until it is solved, full or stopped.
+
+    Returns PROVEN if `prover` (0 white, 1 black) wins by force, DISPROVEN if it cannot
+    force a win, UNKNOWN otherwise; state[0] holds the number of nodes used.  `path`
+    (int64[MAX_DEPTH + 2]) is scratch space.
+    """
+    capacity = parent.shape[0]
+    parent[0] = -1
+    first_child[0] = -1
+    next_sibling[0] = -1
+    move[0] = 0
+    _set_leaf(stack, idx, history_start, rules, mlist, prover, np.int64(0), proof, disproof)
+    used = np.int64(1)
+    iterations = np.int64(0)
+    while proof[0] != 0 and disproof[0] != 0:
+        iterations += 1
+        if iterations & 63 == 0 and atomic_load(control, np.int64(CONTROL_STOP)) != 0:
+            break
+        if used + 400 > capacity or used > max_nodes:
+            break
+        # Select the most-proving node, replaying its moves on the rows above idx.
+        node = np.int64(0)
+        depth = np.int64(0)
+        path[0] = 0
+        while first_child[node] >= 0:
+            prover_to_move = np.int64(stack[idx + depth, P_SIDE]) == prover
+            child = first_child[node]
+            chosen = child
+            while child >= 0:
+                if prover_to_move:
+                    if proof[child] == proof[node]:
+                        chosen = child
+                        break
+                elif disproof[child] == disproof[node]:
+                    chosen = child
+                    break
+                child = next_sibling[child]
+            make_move(stack, idx + depth, idx + depth + 1, move[chosen], rules)
+            depth += 1
+            node = chosen
+            path[depth] = node
+        row = idx + depth
+        if depth >= MAX_DEPTH:
+            proof[node] = INFINITE
+            disproof[node] = 0
+        else:
+            # Expand: one child per legal move.
+            n = legal_moves(stack, row, rules, mlist)
+            previous = np.int64(-1)
+            for i in range(n):
+                child = used
+                used += 1
+                parent[child] = node
+                first_child[child] = -1
+                next_sibling[child] = -1
+                move[child] = mlist[row, i]
+                if previous < 0:
+                    first_child[node] = child
+                else:
+                    next_sibling[previous] = child
+                previous = child
+                make_move(stack, row, row + 1, mlist[row, i], rules)
+                _set_leaf(stack, row + 1, history_start, rules, mlist, prover, child, proof, disproof)
+            _update(node, np.int64(stack[row, P_SIDE]) == prover, first_child, next_sibling, proof, disproof)
+        # Back up the numbers to the root.
+        while depth > 0:
+            depth -= 1
+            node = path[depth]
+            _update(node, np.int64(stack[idx + depth, P_SIDE]) == prover, first_child, next_sibling,
+                    proof, disproof)
+    state[0] = used
+    if proof[0] == 0:
+        return np.int64(PROVEN)
+    if disproof[0] == 0:
+        return np.int64(DISPROVEN)
+    return np.int64(UNKNOWN)

@@ -24,17 +24,17 @@ from numba.extending import intrinsic
 
 from ._jit import kernel
 from .bitboards import (
-    ANTIKING, BISHOP, CAPTURE_FLAG, KING, KNIGHT, MOVE_PASS, OCC, ONE, P_HALFMOVE, P_KEY, P_SIDE,
-    PAWN, QUEEN, ROOK, ZERO, bishop_attacks, count, lsb, rook_attacks,
-    KNIGHT_ATTACKS,
+    ANTIKING, BISHOP, CAPTURE_FLAG, KING, KING_ATTACKS, KNIGHT, KNIGHT_ATTACKS, MOVE_PASS, NO_SQUARE,
+    OCC, ONE, P_CASTLE, P_EP, P_HALFMOVE, P_KEY, P_SIDE, PAWN, PAWN_DIAGONAL, PAWN_FORWARD, QUEEN,
+    RANK_1, RANK_2, RANK_7, RANK_8, ROOK, ZERO, bishop_attacks, count, lsb, rook_attacks,
 )
 from .movegen import (
     RESULT_DRAW, antiking_attackers, check_state, game_status, gen_legal, legal_moves, make_move,
     piece_type_at,
 )
 from .rules import (
-    R_ANTI_KINGS, R_DRAW_RULES, R_EXTINCTION_COUNT, R_MUST_CAPTURE, R_PASS_ON_NO_MOVE,
-    R_ROYAL_KING,
+    R_ANTI_KINGS, R_BEROLINA, R_CASTLING, R_DOUBLE_STEP, R_EN_PASSANT, R_MUST_CAPTURE,
+    R_PASS_ON_NO_MOVE, R_PROMOTION_MASK, R_ROYAL_KING,
 )
 
 MATE = 30000
@@ -164,6 +164,80 @@ def evaluate(pos, rules):
 
 
 @kernel
+def count_moves(pos, rules):
+    """Number of legal moves where every pseudo-legal move is legal (no royal king, no anti-kings).
+
+    Equal to `gen_legal`'s count in those rule sets (tested), without writing a move list.
+    """
+    us = np.int64(pos[P_SIDE])
+    them = 1 - us
+    ours = us * 8
+    occupied = pos[OCC] | pos[8 + OCC]
+    empty = ~occupied
+    targets = pos[them * 8 + OCC]
+    last_rank = RANK_8 if us == 0 else RANK_1
+    promotions = count(np.uint64(rules[R_PROMOTION_MASK]))
+    if promotions == 0:
+        promotions = 1
+    captures = np.int64(0)
+    quiets = np.int64(0)
+    pawns = pos[ours + PAWN]
+    while pawns:
+        square = lsb(pawns)
+        pawns &= pawns - ONE
+        if rules[R_BEROLINA]:
+            hits = PAWN_FORWARD[us, square] & targets
+            steps = PAWN_DIAGONAL[us, square] & empty
+        else:
+            hits = PAWN_DIAGONAL[us, square] & targets
+            steps = PAWN_FORWARD[us, square] & empty
+            if steps and rules[R_DOUBLE_STEP] and (ONE << np.uint64(square)) & (RANK_2 if us == 0 else RANK_7):
+                quiets += count(PAWN_FORWARD[us, lsb(steps)] & empty)
+        captures += count(hits & ~last_rank) + promotions * count(hits & last_rank)
+        quiets += count(steps & ~last_rank) + promotions * count(steps & last_rank)
+    ep = np.int64(pos[P_EP])
+    if ep != NO_SQUARE and rules[R_EN_PASSANT]:
+        captures += count(PAWN_DIAGONAL[them, ep] & pos[ours + PAWN])
+    pieces = pos[ours + KNIGHT]
+    while pieces:
+        square = lsb(pieces)
+        pieces &= pieces - ONE
+        captures += count(KNIGHT_ATTACKS[square] & targets)
+        quiets += count(KNIGHT_ATTACKS[square] & empty)
+    pieces = pos[ours + BISHOP] | pos[ours + QUEEN]
+    while pieces:
+        square = lsb(pieces)
+        pieces &= pieces - ONE
+        reach = bishop_attacks(square, occupied)
+        captures += count(reach & targets)
+        quiets += count(reach & empty)
+    pieces = pos[ours + ROOK] | pos[ours + QUEEN]
+    while pieces:
+        square = lsb(pieces)
+        pieces &= pieces - ONE
+        reach = rook_attacks(square, occupied)
+        captures += count(reach & targets)
+        quiets += count(reach & empty)
+    pieces = pos[ours + KING]
+    while pieces:
+        square = lsb(pieces)
+        pieces &= pieces - ONE
+        captures += count(KING_ATTACKS[square] & targets)
+        quiets += count(KING_ATTACKS[square] & empty)
+    if captures and rules[R_MUST_CAPTURE]:
+        return captures
+    if rules[R_CASTLING] and pos[P_CASTLE]:
+        rights = pos[P_CASTLE] >> np.uint64(2 * us)
+        home = 56 * us
+        if pos[ours + KING] & (ONE << np.uint64(home + 4)):
+            if rights & ONE and pos[ours + ROOK] & (ONE << np.uint64(home + 7)) and not occupied & (np.uint64(0x60) << np.uint64(home)):
+                quiets += 1
+            if rights & np.uint64(2) and pos[ours + ROOK] & (ONE << np.uint64(home)) and not occupied & (np.uint64(0x0E) << np.uint64(home)):
+                quiets += 1
+    return captures + quiets
+
+
+@kernel
 def evaluate_losing(stack, idx, rules, mlist, our_moves):
     """Static score of a quiet node under compulsory capture, for the side to move.
 
@@ -173,11 +247,27 @@ def evaluate_losing(stack, idx, rules, mlist, our_moves):
     pos = stack[idx]
     score = evaluate(pos, rules)
     make_move(stack, idx, idx + 1, np.int32(MOVE_PASS << 15), rules)
-    their_moves = gen_legal(stack, idx + 1, rules, mlist)
+    if rules[R_ROYAL_KING] or rules[R_ANTI_KINGS]:
+        their_moves = gen_legal(stack, idx + 1, rules, mlist)
+        forcing = their_moves > 0 and (np.int64(mlist[idx + 1, 0]) & CAPTURE_FLAG) != 0
+    else:
+        their_moves = count_moves(stack[idx + 1], rules)
+        forcing = their_moves > 0 and _has_capture(stack[idx + 1], rules)
     score += MOBILITY_WEIGHT * (our_moves - their_moves)
-    if their_moves > 0 and np.int64(mlist[idx + 1, 0]) & CAPTURE_FLAG:
+    if forcing:
         score += FORCING_BONUS  # whatever we do now, they are likely to be forced to capture
     return score
+
+
+@kernel
+def _has_capture(pos, rules):
+    """True if the side to move attacks an enemy piece (pseudo-legal capture; no royal king)."""
+    us = np.int64(pos[P_SIDE])
+    targets = pos[(1 - us) * 8 + OCC]
+    ep = np.int64(pos[P_EP])
+    if ep != NO_SQUARE and rules[R_EN_PASSANT] and PAWN_DIAGONAL[1 - us, ep] & pos[us * 8 + PAWN]:
+        return True
+    return (attacked_by(pos, us, rules) & targets) != ZERO
 
 
 # ---------------------------------------------------------------------------------------
@@ -254,10 +344,50 @@ def _is_repetition(stack, idx, root_idx):
 
 
 @kernel
-def _order_moves(stack, idx, mlist, scores, n, tt_move, killers, history, ply):
+def attacked_by(pos, color, rules):
+    """Every square a piece of `color` attacks (anti-kings left out)."""
+    base = color * 8
+    occupied = pos[OCC] | pos[8 + OCC]
+    attacked = ZERO
+    pawns = pos[base + PAWN]
+    while pawns:
+        square = lsb(pawns)
+        pawns &= pawns - ONE
+        if rules[R_BEROLINA]:
+            attacked |= PAWN_FORWARD[color, square]
+        else:
+            attacked |= PAWN_DIAGONAL[color, square]
+    pieces = pos[base + KNIGHT]
+    while pieces:
+        square = lsb(pieces)
+        pieces &= pieces - ONE
+        attacked |= KNIGHT_ATTACKS[square]
+    pieces = pos[base + BISHOP] | pos[base + QUEEN]
+    while pieces:
+        square = lsb(pieces)
+        pieces &= pieces - ONE
+        attacked |= bishop_attacks(square, occupied)
+    pieces = pos[base + ROOK] | pos[base + QUEEN]
+    while pieces:
+        square = lsb(pieces)
+        pieces &= pieces - ONE
+        attacked |= rook_attacks(square, occupied)
+    pieces = pos[base + KING]
+    while pieces:
+        square = lsb(pieces)
+        pieces &= pieces - ONE
+        attacked |= KING_ATTACKS[square]
+    return attacked
+
+
+@kernel
+def _order_moves(stack, idx, mlist, scores, n, tt_move, killers, history, ply, rules):
     pos = stack[idx]
     us = np.int64(pos[P_SIDE])
     them = 1 - us
+    offers = ZERO
+    if rules[R_MUST_CAPTURE]:
+        offers = attacked_by(pos, them, rules)
     for i in range(n):
         move = np.int64(mlist[idx, i])
         if move == tt_move:
@@ -272,6 +402,8 @@ def _order_moves(stack, idx, mlist, scores, n, tt_move, killers, history, ply):
             value = 100000 + 10 * (MVV[victim] if victim >= 0 else 1) - attacker
         elif (move >> 12) & 7:
             value = 95000 + ((move >> 12) & 7)
+        elif offers & (ONE << np.uint64(target)):
+            value = 92000 + history[us, origin, target] // 64  # an offer forces the reply
         elif move == killers[ply, 0]:
             value = 90000
         elif move == killers[ply, 1]:
@@ -396,7 +528,7 @@ def negamax(stack, idx, depth, alpha, beta, ply, rules, mlist, scores, tt_keys, 
             if value >= beta:
                 return beta
 
-    _order_moves(stack, idx, mlist, scores, n, tt_move, killers, history, ply)
+    _order_moves(stack, idx, mlist, scores, n, tt_move, killers, history, ply, rules)
     best = np.int64(-INFINITY)
     best_move = np.int64(0)
     original_alpha = alpha

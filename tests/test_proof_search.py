@@ -67,3 +67,25 @@ def test_bench_signature_is_deterministic():
     assert first[1].startswith("Nodes searched  : ")
     assert first[1] == second[1]
     assert int(first[1].split(":")[1]) > 1000
+
+
+def test_move_counter_agrees_with_the_generator():
+    """search.count_moves (used by the evaluation) equals the legal move count it replaces."""
+    import random
+
+    import numpy as np
+
+    from engine.search import count_moves
+
+    rng = random.Random(5)
+    for variant in ("antichess", "giveaway", "suicide", "hackerrank"):
+        for _ in range(15):
+            game = Game(variant)
+            for _ in range(rng.randrange(0, 60)):
+                moves = game.legal_moves()
+                if not moves:
+                    break
+                game.push(rng.choice(moves))
+            stack, _, idx = game._search_arrays(4)
+            if game.outcome() is None:
+                assert count_moves(stack[idx], game._rules_array) == len(game.legal_moves()), game.fen()

@@ -73,6 +73,8 @@ class UciAdapter(Adapter):
         self.variant = "chess"
         self.uci_variant_value = "chess"
         self._game = None
+        self._position_key: tuple | None = None  # (variant, FEN or None) of the last `position`
+        self._position_moves: list[str] = []  # and its moves, to extend instead of replaying
         self.skill = SKILL_MAX
         self.overhead_ms = OVERHEAD_DEFAULT
         self.ponder_enabled = False
@@ -91,6 +93,7 @@ class UciAdapter(Adapter):
             from engine import Game
 
             self._game = Game(self.variant)
+            self._position_key, self._position_moves = None, []
         return self._game
 
     # -- dispatch ----------------------------------------------------------------------
@@ -250,21 +253,37 @@ class UciAdapter(Adapter):
         else:
             self.report_error(f"position needs 'startpos' or 'fen <FEN>', got {' '.join(setup)[:120]!r}")
             return
-        try:
-            game = Game(self.variant, fen)
-        except (FenError, ValueError) as error:
-            self.report_error(f"invalid FEN for {self.variant}: {error}")
-            return
-        for text in moves:
+        key = (self.variant, fen)
+        done = self._position_moves
+        if self._game is not None and self._position_key == key and moves[:len(done)] == done \
+                and not self._game_lent():
+            game, todo = self._game, moves[len(done):]  # the GUI repeats the game so far: extend it
+        else:
+            try:
+                game = Game(self.variant, fen)
+            except (FenError, ValueError) as error:
+                self.report_error(f"invalid FEN for {self.variant}: {error}")
+                return
+            todo = moves
+        played = 0
+        for text in todo:
             if len(text) == 4 and text[:2] == text[2:]:
                 text = "0000"  # Fairy-Stockfish's pass: the king's square twice
             try:
                 game.push(text)
             except ValueError as error:
+                for _ in range(played):
+                    game.pop()
                 reason = getattr(error, "reason", None) or str(error)
                 self.report_error(f"move {text[:20]!r} in position: {reason}; position unchanged")
                 return
+            played += 1
         self._game = game
+        self._position_key, self._position_moves = key, moves
+
+    def _game_lent(self) -> bool:
+        """True while a search job works on the current game object itself."""
+        return self.job is not None and self.job.data.get("game") is self._game
 
     # -- search ------------------------------------------------------------------------
 
@@ -347,7 +366,11 @@ class UciAdapter(Adapter):
     def _start_search(self, limits, searchmoves, ponder: bool) -> None:
         from engine import Limits
 
-        game = self.game.copy()
+        from engine import Game
+
+        # The search works on the game object itself (with its history, for repetitions);
+        # `position` builds a new one rather than change it while the search runs.
+        game = self.game
         skill = self.skill
         searcher = self.searcher
         run_limits = Limits(infinite=True, overhead=limits.overhead) if ponder else limits
@@ -367,9 +390,9 @@ class UciAdapter(Adapter):
             return think(game, run_limits, searcher, skill=skill, searchmoves=searchmoves,
                          on_info=on_info, stopped=current.stop_requested)
 
-        pv_board = game.copy()
+        pv_board = Game(game.rules, game.fen())  # legality of PV moves needs no history
         job = Job("search", run, {"limits": limits, "searchmoves": searchmoves, "ponder": ponder,
-                                  "board": pv_board})
+                                  "board": pv_board, "game": game})
         self.start_job(job)
 
     def _start_perft(self, depth: int) -> None:

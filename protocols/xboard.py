@@ -166,10 +166,11 @@ class CecpAdapter(Adapter):
                   "memory=0 smp=0 exclude=0 setscore=0")
         self.send(f'feature myname="{ENGINE_NAME}"')
         self.send(f'feature variants="{",".join(CECP_VARIANTS)}"')
+        # Option names without spaces: python-chess splits a CECP option feature on spaces.
         self.send(f'feature option="Hash -spin {self.hash_mb} {HASH_MIN} {HASH_MAX}"')
-        self.send(f'feature option="Move Overhead -spin {OVERHEAD_DEFAULT} {OVERHEAD_MIN} {OVERHEAD_MAX}"')
-        self.send(f'feature option="Skill Level -spin {SKILL_MAX} {SKILL_MIN} {SKILL_MAX}"')
-        self.send('feature option="Clear Hash -button"')
+        self.send(f'feature option="MoveOverhead -spin {OVERHEAD_DEFAULT} {OVERHEAD_MIN} {OVERHEAD_MAX}"')
+        self.send(f'feature option="SkillLevel -spin {SKILL_MAX} {SKILL_MIN} {SKILL_MAX}"')
+        self.send('feature option="ClearHash -button"')
         self.engine_ready()
         self.send("feature done=1")
 
@@ -315,9 +316,10 @@ class CecpAdapter(Adapter):
             minutes, _, seconds = parts[1].partition(":")
             base = float(minutes) * 60 + (float(seconds) if seconds else 0.0)
             inc = float(parts[2])
-            if mps < 0 or base < 0 or inc < 0 or base + inc <= 0 or base != base or inc != inc or \
-                    base > 1e7 or inc > 1e6:
+            if mps < 0 or not abs(base) < 1e7 or not abs(inc) < 1e6:
                 raise ValueError
+            # python-chess writes an overdrawn clock as e.g. "-1:59": an empty clock.
+            base, inc = max(0.0, base), max(0.0, inc)
         except ValueError:
             self.error("bad level, want MPS BASE INC", line)
             return
@@ -380,12 +382,13 @@ class CecpAdapter(Adapter):
         return max(0, value)
 
     def cmd_option(self, rest: str, line: str) -> None:
-        """`option NAME=VALUE` for the options announced in the features."""
+        """`option NAME=VALUE` for the options announced in the features (names compared
+        without case, spaces and underscores, so `Move Overhead` is `MoveOverhead`)."""
         name, _, value = rest.partition("=")
-        name = name.strip().lower()
-        ranges = {"hash": (HASH_MIN, HASH_MAX), "move overhead": (OVERHEAD_MIN, OVERHEAD_MAX),
-                  "skill level": (SKILL_MIN, SKILL_MAX)}
-        if name == "clear hash":
+        name = name.lower().replace(" ", "").replace("_", "")
+        ranges = {"hash": (HASH_MIN, HASH_MAX), "moveoverhead": (OVERHEAD_MIN, OVERHEAD_MAX),
+                  "skilllevel": (SKILL_MIN, SKILL_MAX)}
+        if name == "clearhash":
             if self.engine_ready():
                 self._discard()
                 self.searcher.new_game()
@@ -406,7 +409,7 @@ class CecpAdapter(Adapter):
             if self._searcher is not None:
                 self._discard()
                 self._searcher.set_hash(number)
-        elif name == "move overhead":
+        elif name == "moveoverhead":
             self.overhead_ms = number
         else:
             self.skill = number
@@ -502,7 +505,9 @@ class CecpAdapter(Adapter):
         searcher = self.searcher
         skill = self.skill
         position_key = (self.game.key, len(self.game.move_stack))
-        pv_board = game.copy()
+        from engine import Game
+
+        pv_board = Game(game.rules, game.fen())  # legality of PV moves needs no history
         job: Job
 
         def on_info(info) -> None:

@@ -20,9 +20,9 @@ FEATURES = [
     'feature variants="normal,antichess,giveaway,suicide,losers,mit-antichess,antiking-antichess,antiking1,'
     'antiking2,hackerrank"',
     'feature option="Hash -spin 16 1 1024"',
-    'feature option="Move Overhead -spin 30 0 5000"',
-    'feature option="Skill Level -spin 20 0 20"',
-    'feature option="Clear Hash -button"',
+    'feature option="MoveOverhead -spin 30 0 5000"',
+    'feature option="SkillLevel -spin 20 0 20"',
+    'feature option="ClearHash -button"',
     "feature done=1",
 ]
 
@@ -82,12 +82,12 @@ TRANSCRIPTS = {
          "usermove e2e4", "usermove e7e5", "ping 2"],
         ["Error (no move to take back): undo", "pong 1", "pong 2"]),
     "bad commands change nothing": (
-        ["new", "level x", "level 40 5", "level -1 5 0", "st -1", "st abc", "sd 0", "sd x", "nps -1", "time abc",
+        ["new", "level x", "level 40 5", "level -1 5 0", "level 0 5:xx 0", "level 0 -1:59 0", "st -1", "st abc", "sd 0", "sd x", "nps -1", "time abc",
          "otim 1.5", "option Hash=0", "option Hash=big", "option Foo=1", "variant foo", "variant", "hello",
          "setboard nonsense", "setboard 8/8/8/8/8/8/8/8 w - - 0 1", "\x00\xffgarbage\x7f", "force", "usermove e2e4",
          "ping 1"],
         ["Error (bad level, want MPS BASE INC): level x", "Error (bad level, want MPS BASE INC): level 40 5",
-         "Error (bad level, want MPS BASE INC): level -1 5 0",
+         "Error (bad level, want MPS BASE INC): level -1 5 0", "Error (bad level, want MPS BASE INC): level 0 5:xx 0",
          "Error (bad st, want seconds > 0): st -1", "Error (bad st, want seconds > 0): st abc",
          "Error (bad sd, want a depth >= 1): sd 0", "Error (bad sd, want a depth >= 1): sd x",
          "Error (bad nps, want an integer >= 0): nps -1", "Error (bad time, want centiseconds): time abc",
@@ -101,7 +101,8 @@ TRANSCRIPTS = {
     "ignored commands": (
         ["new", "random", "computer", "name Somebody", "rating 2000 1800", "hard", "easy", "post", "nopost",
          "accepted ping", "rejected setscore", "cores 2", "memory 64", "draw", "hint", "bk", "put e4", "hover e4",
-         "option Skill Level=5", "option Move Overhead=100", "option Clear Hash", "option Hash=8", "ping 1"],
+         "option Skill Level=5", "option MoveOverhead=100", "option move_overhead=50", "option ClearHash",
+         "option Hash=8", "ping 1"],
         ["pong 1"]),
 }
 

@@ -135,6 +135,19 @@ def _mobility(pos, color, occupied):
 
 
 @kernel
+def _antiking_safety(pos, rules, us, occupied):
+    """Penalty for an anti-king guarded by a single enemy piece (one capture from anti-check)."""
+    score = 0
+    for color in range(2):
+        anti = pos[color * 8 + ANTIKING]
+        if anti:
+            guards = count(antiking_attackers(pos, lsb(anti), 1 - color, occupied, rules))
+            penalty = 60 if guards == 1 else (15 if guards == 2 else 0)
+            score += -penalty if color == us else penalty
+    return score
+
+
+@kernel
 def evaluate(pos, rules):
     """Static score of a quiet position, in centipawns, for the side to move."""
     us = np.int64(pos[P_SIDE])
@@ -150,17 +163,13 @@ def evaluate(pos, rules):
             score += value * (count(pos[us * 8 + piece]) - count(pos[them * 8 + piece]))
         score += 60 * (count(pos[them * 8 + OCC]) - count(pos[us * 8 + OCC]))
         score += 4 * (_mobility(pos, us, occupied) - _mobility(pos, them, occupied))
-        return score // 4
-    score = _chess_material(pos, us) - _chess_material(pos, them)
-    score += 2 * (_mobility(pos, us, occupied) - _mobility(pos, them, occupied))
+        score = score // 4
+    else:
+        score = _chess_material(pos, us) - _chess_material(pos, them)
+        score += 2 * (_mobility(pos, us, occupied) - _mobility(pos, them, occupied)) + 10
     if rules[R_ANTI_KINGS]:
-        for color in range(2):
-            anti = pos[color * 8 + ANTIKING]
-            if anti:
-                guards = count(antiking_attackers(pos, lsb(anti), 1 - color, occupied, rules))
-                penalty = 60 if guards == 1 else (15 if guards == 2 else 0)
-                score += -penalty if color == us else penalty
-    return score + 10
+        score += _antiking_safety(pos, rules, us, occupied)
+    return score
 
 
 @kernel

@@ -155,7 +155,7 @@ class Searcher:
         increment = limits.winc if game.turn == "white" else limits.binc
         left = max(0.0, clock - limits.overhead)
         # Losing-chess games are short (40-80 plies): plan for fewer moves than in chess.
-        moves = limits.movestogo if limits.movestogo else (18 if game.rules.must_capture else 30)
+        moves = limits.movestogo if limits.movestogo else (12 if game.rules.must_capture else 30)
         target = left / max(1, moves) + 0.75 * increment
         hard = min(left * 0.5, target * 3)
         soft = min(target, hard)

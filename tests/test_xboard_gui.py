@@ -43,15 +43,15 @@ def xboard_env(home: Path) -> dict:
     return env
 
 
-def run_match(tmp_path: Path, variant: str, second: str, games: int = 2, tc: str = "0:10",
+def run_match(tmp_path: Path, variant: str, second: str, games: int = 2, tc: str = "0:05", inc: str = "0.2",
               extra: tuple = ()) -> tuple[str, str, str]:
     """A headless XBoard match, our engine first; (XBoard's output, saved PGN, debug log)."""
     assert not MISSING, f"missing: {MISSING}"
     pgn, debug = tmp_path / f"{variant}.pgn", tmp_path / f"{variant}.debug"
     command = ["xvfb-run", "-a", "-s", "-screen 0 1024x768x24", "xboard", "-saveSettingsOnExit", "false",
-               "-fcp", "antichess", "-scp", second, "-variant", variant, "-mg", str(games), "-tc", tc, "-inc", "0",
+               "-fcp", "antichess", "-scp", second, "-variant", variant, "-mg", str(games), "-tc", tc, "-inc", inc,
                "-sgf", str(pgn), "-xexit", "-debug", "-nameOfDebugFile", str(debug), *extra]
-    result = subprocess.run(command, env=xboard_env(tmp_path), capture_output=True, text=True, timeout=600)
+    result = subprocess.run(command, env=xboard_env(tmp_path), capture_output=True, text=True, timeout=400)
     output = result.stdout + result.stderr
     assert result.returncode == 0, output[-2000:]
     return output, pgn.read_text(errors="replace"), debug.read_text(errors="replace")
@@ -71,17 +71,47 @@ def _context(text: str, needle: str) -> str:
     return text[max(0, at - 1500): at + 300] if at >= 0 else ""
 
 
+SELF_PLAY = ("-testLegality", "false", "-adjudicateDrawMoves", "120")
+MATCHES = {"suicide": "sjeng", "giveaway": "sjeng", "losers": "sjeng",
+           "mit-antichess": "antichess", "antiking-antichess": "antichess"}
+
+
+@pytest.fixture(scope="module")
+def matches(tmp_path_factory):
+    """The five default matches (5 s and 0.2 s a move a side; Sjeng 11.2 thinks without
+    end once its clock is nearly empty, so the increment keeps it away from that), two at
+    a time: each keeps about one core busy, as its two engines think in turn."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def one(variant):
+        folder = tmp_path_factory.mktemp(variant)
+        extra = SELF_PLAY if MATCHES[variant] == "antichess" else ()
+        try:
+            return run_match(folder, variant, MATCHES[variant], extra=extra)
+        except BaseException as error:  # reported by the test of this variant
+            return error
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        return dict(zip(MATCHES, pool.map(one, MATCHES)))
+
+
+def match_result(matches, variant):
+    result = matches[variant]
+    if isinstance(result, BaseException):
+        raise result
+    return result
+
+
 @pytest.mark.parametrize("variant", ["suicide", "giveaway", "losers"])
-def test_match_against_sjeng(tmp_path, variant):
-    output, pgn, debug = run_match(tmp_path, variant, "sjeng")
+def test_match_against_sjeng(matches, variant):
+    output, pgn, debug = match_result(matches, variant)
     check_match(output, pgn, debug, variant)
     assert "antichess-engine" in pgn and "Sjeng" in pgn
 
 
 @pytest.mark.parametrize("variant", ["mit-antichess", "antiking-antichess"])
-def test_self_play_in_an_engine_defined_variant(tmp_path, variant):
-    output, pgn, debug = run_match(tmp_path, variant, "antichess",
-                                   extra=("-testLegality", "false", "-adjudicateDrawMoves", "120"))
+def test_self_play_in_an_engine_defined_variant(matches, variant):
+    output, pgn, debug = match_result(matches, variant)
     check_match(output, pgn, debug, variant)
     assert re.search(r"<first : setup \(", debug)  # the first engine defined the variant
     assert f">second: variant {variant}" in debug  # and the second was told its name
@@ -91,7 +121,7 @@ def test_self_play_in_an_engine_defined_variant(tmp_path, variant):
 @pytest.mark.slow
 @pytest.mark.parametrize("variant", ["antichess", "antiking1", "antiking2", "hackerrank"])
 def test_self_play_in_the_other_engine_defined_variants(tmp_path, variant):
-    output, pgn, debug = run_match(tmp_path, variant, "antichess", games=2, tc="0:20",
+    output, pgn, debug = run_match(tmp_path, variant, "antichess", games=2, tc="0:20", inc="0",
                                    extra=("-testLegality", "false", "-adjudicateDrawMoves", "150"))
     check_match(output, pgn, debug, variant)
 
@@ -99,7 +129,7 @@ def test_self_play_in_the_other_engine_defined_variants(tmp_path, variant):
 @pytest.mark.slow
 @pytest.mark.parametrize("variant", ["suicide", "giveaway", "losers"])
 def test_long_match_against_sjeng(tmp_path, variant):
-    output, pgn, debug = run_match(tmp_path, variant, "sjeng", games=6, tc="1")
+    output, pgn, debug = run_match(tmp_path, variant, "sjeng", games=6, tc="1", inc="1")
     check_match(output, pgn, debug, variant, games=6)
 
 

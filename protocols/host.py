@@ -78,6 +78,7 @@ class Loader:
 
     @property
     def ready(self) -> bool:
+        """True once loading has finished (successfully or not)."""
         return self._done.is_set()
 
     def _load(self) -> None:

@@ -91,9 +91,12 @@ def _root_choice(game, moves, limits, searcher, skill, on_info, stopped, rng) ->
                 if outcome is not None:
                     value = 0 if outcome.winner is None else (MATE_VALUE - 1 if outcome.winner == mover else -MATE_VALUE + 1)
                 else:
-                    left = None if deadline is None else max(0.001, deadline - time.perf_counter())
-                    result = searcher.search(board, Limits(depth=depth, movetime=left, nodes=limits.nodes,
-                                                           overhead=0.0))
+                    if weak:  # a shallow fixed depth: no clock, so no extra stages that spend one
+                        child_limits = Limits(depth=depth, nodes=limits.nodes)
+                    else:
+                        left = None if deadline is None else max(0.001, deadline - time.perf_counter())
+                        child_limits = Limits(depth=depth, movetime=left, nodes=limits.nodes, overhead=0.0)
+                    result = searcher.search(board, child_limits)
                     if result.info is None:
                         continue
                     nodes += result.info.nodes

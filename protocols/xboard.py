@@ -8,7 +8,8 @@ loaded.  Rule sets XBoard does not know are described to it with `setup` and `pi
 (Betza) lines; `lift SQUARE` is answered with a `highlight` of the piece's legal targets.
 A pass is `move @@@@`; a pass from the GUI arrives as `@@@@` or as a `setboard` whose side
 to move flipped.  Illegal or malformed moves get `Illegal move (reason): MOVE`, other bad
-input `Error (reason): command`; neither changes anything.
+input `Error (reason): command`; neither changes anything.  In hackerrank, where Black
+moves first, the GUI is shown the board turned round (see `View`).
 """
 
 from __future__ import annotations
@@ -36,7 +37,9 @@ _ANTIKING_START = "rnbqkbnr/pppppppp/3A4/8/8/3a4/PPPPPPPP/RNBQKBNR"
 # parent's rules for everything the engine does not say (see docs/protocols.md).
 SETUP = {
     "antichess": ([f"setup {_LOSING_TABLE} 8x8+0_giveaway {_START} w - - 0 1"]),
-    "hackerrank": [f"setup {_LOSING_TABLE} 8x8+0_giveaway {_START} b - - 0 1",
+    # XBoard starts every game with White, so it is shown hackerrank turned round (View):
+    # HackerRank's player 1 (the engine's Black, moving first) is White on XBoard's board.
+    "hackerrank": [f"setup {_LOSING_TABLE} 8x8+0_giveaway {_START} w - - 0 1",
                    "piece P& fmWfcF"],  # no double step (and so no en passant)
     "mit-antichess": [f"setup (PNBRQKpnbrqk) 8x8+0_fairy {_START} w KQkq - 0 1"],
     "antiking-antichess": [f"setup {_ANTIKING_TABLE} 8x8+0_fairy {_ANTIKING_START} w KQkq - 0 1",
@@ -55,11 +58,6 @@ MOVE_RE = re.compile(r"^([a-h][1-8]-?[a-h][1-8][nbrqkNBRQK]?|@@@@|0000)$")
 _IGNORED = {"xboard", "accepted", "rejected", "random", "computer", "name", "rating", "ics", "cores",
             "memory", "egtpath", "pause", "resume", "draw", "hint", "bk", "put", "hover", "easy",
             "hard", "exclude", "include", "setscore", "."}
-
-
-def result_line(outcome) -> str:
-    """`1-0 {reason}` for an Outcome."""
-    return f"{outcome.result} {{{outcome.reason}}}"
 
 
 def post_line(info, pv_text: list[str]) -> str:
@@ -95,6 +93,58 @@ def _board_fields(fen: str) -> tuple[str, str]:
     return (parts[0] if parts else "", parts[1] if len(parts) > 1 else "")
 
 
+class View:
+    """How the GUI sees the engine's board.  Identity, except in hackerrank, where Black
+    moves first and XBoard (which always starts with White) is shown the board turned
+    round: ranks mirrored, colours swapped.  Only notation is translated: squares, FENs,
+    highlights and result strings."""
+
+    def __init__(self, turned: bool = False):
+        self.turned = turned
+
+    def square(self, name: str) -> str:
+        """A square name between the two views (the mapping is its own inverse)."""
+        return name[0] + str(9 - int(name[1])) if self.turned else name
+
+    def move(self, text: str) -> str:
+        """A coordinate move between the two views; passes and malformed text unchanged."""
+        if not self.turned or not re.match(r"^[a-h][1-8]-?[a-h][1-8]", text):
+            return text
+        body = text.replace("-", "", 1) if len(text) > 4 and text[2] == "-" else text
+        return self.square(body[:2]) + self.square(body[2:4]) + body[4:]
+
+    def fen(self, fen: str) -> str:
+        """A FEN between the two views: ranks reversed, colours and side to move swapped."""
+        if not self.turned:
+            return fen
+        parts = fen.split()
+        if not parts:
+            return fen
+        parts[0] = "/".join(reversed(parts[0].split("/"))).swapcase()
+        if len(parts) > 1:
+            parts[1] = {"w": "b", "b": "w"}.get(parts[1], parts[1])
+        if len(parts) > 2 and parts[2] != "-":
+            parts[2] = parts[2].swapcase()
+        if len(parts) > 3 and re.match(r"^[a-h][1-8]$", parts[3]):
+            parts[3] = self.square(parts[3])
+        return " ".join(parts)
+
+    def side(self, side: str) -> str:
+        """'white' or 'black' between the two views."""
+        return {"white": "black", "black": "white"}[side] if self.turned else side
+
+    def result(self, outcome) -> str:
+        """`1-0 {reason}` for an Outcome, the winner named in the GUI's colours."""
+        result = outcome.result
+        if self.turned:
+            result = {"1-0": "0-1", "0-1": "1-0"}.get(result, result)
+        return f"{result} {{{outcome.reason}}}"
+
+    def board_part(self, board: str) -> str:
+        """A board-part FEN (highlight) from the engine's view to the GUI's."""
+        return "/".join(reversed(board.split("/"))) if self.turned else board
+
+
 class CecpAdapter(Adapter):
     """The CECP state machine: position, who plays which side, clocks, one search at a time."""
 
@@ -115,6 +165,7 @@ class CecpAdapter(Adapter):
         self.skill = SKILL_MAX
         self.overhead_ms = OVERHEAD_DEFAULT
         self.protover = 1
+        self.view = View()
 
     # -- helpers -----------------------------------------------------------------------
 
@@ -199,6 +250,7 @@ class CecpAdapter(Adapter):
             return
         self.variant = "chess"
         self._game = None
+        self.view = View()
         self.force = False
         self.engine_side = "black"
         self.result_received = False
@@ -217,6 +269,7 @@ class CecpAdapter(Adapter):
             return
         self.variant = variant
         self._game = None
+        self.view = View(turned=variant == "hackerrank")
         for setup in SETUP.get(variant, []):
             self.send(setup)
 
@@ -227,6 +280,7 @@ class CecpAdapter(Adapter):
         from engine import FenError, Game
 
         self._discard()
+        rest = self.view.fen(rest)
         board, side = _board_fields(rest)
         current_board, current_side = _board_fields(self.game.fen())
         if board == current_board and side and side != current_side and \
@@ -272,12 +326,12 @@ class CecpAdapter(Adapter):
     def cmd_white(self, rest: str, line: str) -> None:
         """Protocol 1: the engine plays Black (White is on move)."""
         self._discard()
-        self.engine_side = "black"
+        self.engine_side = self.view.side("black")
 
     def cmd_black(self, rest: str, line: str) -> None:
         """Protocol 1: the engine plays White (Black is on move)."""
         self._discard()
-        self.engine_side = "white"
+        self.engine_side = self.view.side("white")
 
     def cmd_result(self, rest: str, line: str) -> None:
         """The game is over: stop and wait for `new`."""
@@ -453,8 +507,11 @@ class CecpAdapter(Adapter):
         if outcome is not None:
             self.send(f"Illegal move (game over): {text[:40]}")
             return
+        mine = self.view.move(text)
+        if not self.game.rules.promotion and re.match(r"^[a-h][1-8][a-h][1-8][qrbnk]$", mine.lower()):
+            mine = mine[:4]  # XBoard adds a promotion piece on the last rank even where there is none
         try:
-            move = self.game.parse_move(text)
+            move = self.game.parse_move(mine)
         except ValueError as error:
             reason = getattr(error, "reason", None) or "not a move"
             self.send(f"Illegal move ({reason}): {text[:40]}")
@@ -467,7 +524,7 @@ class CecpAdapter(Adapter):
     def _after_opponent_move(self) -> None:
         outcome = self.game.outcome()
         if outcome is not None:
-            self.send(result_line(outcome))
+            self.send(self.view.result(outcome))
             return
         if not self.force and not self.result_received and self.game.turn == self.engine_side:
             self._think()
@@ -485,26 +542,28 @@ class CecpAdapter(Adapter):
         if not re.match(r"^[a-h][1-8]$", square):
             self.error("bad square", line)
             return
+        square = self.view.square(square)
         origin = (int(square[1]) - 1) * 8 + (ord(square[0]) - ord("a"))
         targets = {}
         if self.game.outcome() is None:
             for move in self.game.legal_moves():
                 if not move.is_pass and move.from_square == origin:
                     targets[move.to_square] = "R" if move.is_capture else "Y"
-        self.send(f"highlight {highlight_fen(targets)}")
+        self.send(f"highlight {self.view.board_part(highlight_fen(targets))}")
 
     # -- thinking ----------------------------------------------------------------------
 
     def _think(self) -> None:
         outcome = self.game.outcome()
         if outcome is not None:
-            self.send(result_line(outcome))
+            self.send(self.view.result(outcome))
             return
         limits = self._limits()
         game = self.game.copy()
         searcher = self.searcher
         skill = self.skill
         position_key = (self.game.key, len(self.game.move_stack))
+        view = self.view
         from engine import Game
 
         pv_board = Game(game.rules, game.fen())  # legality of PV moves needs no history
@@ -516,7 +575,7 @@ class CecpAdapter(Adapter):
             from .uci import legal_prefix
 
             pv = legal_prefix(pv_board, info.pv)
-            self.send(post_line(info, ["@@@@" if m.is_pass else m.uci() for m in pv]))
+            self.send(post_line(info, ["@@@@" if m.is_pass else view.move(m.uci()) for m in pv]))
 
         def run(current: Job):
             return think(game, limits, searcher, skill=skill, on_info=on_info, stopped=current.stop_requested)
@@ -535,13 +594,13 @@ class CecpAdapter(Adapter):
         if choice is None or choice.best_move is None:
             outcome = self.game.outcome()
             if outcome is not None:
-                self.send(result_line(outcome))
+                self.send(self.view.result(outcome))
             return
         move = self.game.push(choice.best_move)
-        self.send("move @@@@" if move.is_pass else f"move {move.uci()}")
+        self.send("move @@@@" if move.is_pass else f"move {self.view.move(move.uci())}")
         outcome = self.game.outcome(claim_draw=True)
         if outcome is not None:
-            self.send(result_line(outcome))
+            self.send(self.view.result(outcome))
 
 
 def main() -> int:

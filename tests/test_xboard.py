@@ -98,6 +98,20 @@ TRANSCRIPTS = {
          "tellusererror Illegal position: a FEN has 4 to 6 fields, got 1: 'nonsense'",
          "tellusererror Illegal position: white must have exactly one king, has 0",
          "Error (unknown command): ?garbage", "pong 1"]),
+    "hackerrank is shown turned round (Black moves first; XBoard starts with White)": (
+        ["new", "variant hackerrank", "force", "lift e2", "lift e7", "usermove e2e4", "usermove e2e3", "lift g8",
+         "usermove e7e6", "setboard rnbqkbnr/pppp1ppp/4p3/8/8/4P3/PPPP1PPP/RNBQKBNR w - - 0 2", "undo", "undo",
+         "setboard K7/8/8/8/8/8/6p1/1p6 b - - 0 1", "usermove g2g1q",  # XBoard's own promotion suffix
+         "setboard 8/8/8/8/8/1p6/P7/8 w - - 0 1", "playother", "usermove a2b3", "ping 1"],
+        ["setup (PNBRQ................Kpnbrq................k) 8x8+0_giveaway "
+         "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w - - 0 1", "piece P& fmWfcF",
+         "highlight 8/8/8/8/8/4Y3/8/8",  # player 1's e-pawn: one step, no double step
+         "highlight 8/8/8/8/8/8/8/8",  # the other side is not to move
+         "Illegal move (not a legal move): e2e4",
+         "highlight 8/8/5Y1Y/8/8/8/8/8",
+         # Player 1 (XBoard's White) takes player 2's last piece: player 2, left with no
+         # pieces, wins, which XBoard must read as a Black win.
+         "0-1 {no pieces}", "pong 1"]),
     "ignored commands": (
         ["new", "random", "computer", "name Somebody", "rating 2000 1800", "hard", "easy", "post", "nopost",
          "accepted ping", "rejected setscore", "cores 2", "memory 64", "draw", "hint", "bk", "put e4", "hover e4",
@@ -149,11 +163,13 @@ def test_variant_answers_with_setup_for_the_rule_sets_xboard_lacks(variant):
     else:
         setup = out[0].split()
         assert setup[0] == "setup" and re.match(r"^8x8\+0_(giveaway|fairy)$", setup[2])
-        # The position in the setup is the rule set's start, in the letters of the piece table.
+        # The position in the setup is the rule set's start, in the letters of the piece table
+        # (hackerrank's turned round: XBoard starts every game with White).
         from engine.rules import get_rule_set
+        from protocols.xboard import View
 
-        start = get_rule_set(variant).start_fen.split()
-        assert setup[3:5] == start[:2]
+        start = View(turned=variant == "hackerrank").fen(get_rule_set(variant).start_fen).split()
+        assert setup[3:5] == start[:2] and setup[4] == "w"
 
 
 def test_every_rule_set_plays_from_its_start():
@@ -161,7 +177,9 @@ def test_every_rule_set_plays_from_its_start():
         out = run_transcript("xboard", ["xboard", "protover 2", "new", f"variant {variant}", "sd 2", "go", SETTLE])
         move = [line for line in out if line.startswith("move ")]
         assert len(move) == 1, (variant, out)
-        assert Game(variant).is_legal(move[0].split()[1]), (variant, move)
+        from protocols.xboard import View
+
+        assert Game(variant).is_legal(View(variant == "hackerrank").move(move[0].split()[1])), (variant, move)
 
 
 def test_result_and_force_stop_the_engine_without_a_move():

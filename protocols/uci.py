@@ -364,9 +364,7 @@ class UciAdapter(Adapter):
         return moves
 
     def _start_search(self, limits, searchmoves, ponder: bool) -> None:
-        from engine import Limits
-
-        from engine import Game
+        from engine import Game, Limits
 
         # The search works on the game object itself (with its history, for repetitions);
         # `position` builds a new one rather than change it while the search runs.

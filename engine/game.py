@@ -246,7 +246,10 @@ class Game:
             raise IllegalMoveError(text, self._illegal_reason(0, 0, True))
         matches = [m for m in legal if not m.is_pass and m.from_square == origin and m.to_square == target]
         if promotion is not None:
+            by_squares = matches
             matches = [m for m in matches if m.promotion == promotion]
+            if by_squares and not matches:
+                raise IllegalMoveError(text, "promotion piece not allowed")
         elif len({m.promotion for m in matches}) > 1:
             queen = [m for m in matches if m.promotion == "q"]
             if "-" in text and queen:

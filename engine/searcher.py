@@ -143,7 +143,11 @@ class Searcher:
         return int(np.count_nonzero(sample) * 1000 // len(sample))
 
     def budget(self, game: Game, limits: Limits) -> tuple[float | None, float | None]:
-        """(soft, hard) time limits in seconds for this move; None when unbounded."""
+        """(soft, hard) time limits in seconds for this move; None when unbounded.
+
+        A depth or node limit bounds the search by itself: the proof-number stage is skipped
+        then, so `go depth N` costs what a depth-N search costs.
+        """
         if limits.infinite:
             return None, None
         if limits.movetime is not None:
@@ -157,7 +161,9 @@ class Searcher:
         # Losing-chess games are short (40-80 plies): plan for fewer moves than in chess.
         moves = limits.movestogo if limits.movestogo else (12 if game.rules.must_capture else 30)
         target = left / max(1, moves) + 0.75 * increment
-        hard = min(left * 0.5, target * 3)
+        hard = min(left * 0.4, target * 3)
+        if left < 1.0:
+            hard = min(hard, left / 8)  # a nearly empty clock: Python's own overheads count
         soft = min(target, hard)
         return max(0.002, soft), max(0.005, hard)
 
@@ -194,7 +200,9 @@ class Searcher:
         best_move = legal[0]
         last_info = None
         try:
-            if limits.proof and game.rules.must_capture and len(legal) > 1 and (soft or limits.infinite):
+            bounded = limits.depth is not None or limits.nodes is not None
+            if (limits.proof and not bounded and game.rules.must_capture and len(legal) > 1
+                    and (soft or limits.infinite)):
                 budget = int(PROOF_RATE * PROOF_SHARE * soft) if soft else 1_000_000
                 proven = self._proof_stage(game, legal, budget, started)
                 if proven is not None:

@@ -70,12 +70,16 @@ def _root_choice(game, moves, limits, searcher, skill, on_info, stopped, rng) ->
     soft, hard = searcher.budget(game, limits)
     deadline = None if hard is None else started + hard
     if len(moves) == 1 and not limits.infinite:
-        return Choice(moves[0], None, None)
+        only = _root_info(SearchInfo, 1, 0, 0, time.perf_counter() - started, moves[0])
+        if on_info is not None:
+            on_info(only)  # a GUI analysing this position still gets a score and a pv
+        return Choice(moves[0], None, only)
     weak = skill < SKILL_FULL
     max_depth = skill_depth(skill) if weak else (limits.depth or 64)
     if weak and limits.depth:
         max_depth = min(max_depth, limits.depth)
     scored: list[tuple[object, int]] = []
+    reported = False
     nodes = 0
     depth = max_depth if weak else 1
     board = game.copy()
@@ -112,11 +116,15 @@ def _root_choice(game, moves, limits, searcher, skill, on_info, stopped, rng) ->
         if on_info is not None:
             best_move = max(scored, key=lambda pair: pair[1])[0]
             on_info(_root_info(SearchInfo, depth + 1, best_value, nodes, time.perf_counter() - started, best_move))
+            reported = True
         if soft is not None and time.perf_counter() - started > 0.55 * soft and not limits.infinite:
             break
         depth += 1
     if not scored:
-        return Choice(moves[0], None, None)
+        fallback = _root_info(SearchInfo, 1, 0, nodes, time.perf_counter() - started, moves[0])
+        if on_info is not None:
+            on_info(fallback)
+        return Choice(moves[0], None, fallback)
     best_value = max(v for _, v in scored)
     margin = skill_margin(skill) if weak else 0
     if abs(best_value) >= MATE_VALUE - 1000:
@@ -125,8 +133,11 @@ def _root_choice(game, moves, limits, searcher, skill, on_info, stopped, rng) ->
     choice = rng.choice(candidates) if weak else candidates[0]
     while limits.infinite and stopped is not None and not stopped.is_set():
         stopped.wait(0.01)  # "go infinite" answers only after stop
-    return Choice(choice, None, _root_info(SearchInfo, min(depth, max_depth) + 1, dict(scored)[choice], nodes,
-                                           time.perf_counter() - started, choice))
+    final = _root_info(SearchInfo, min(depth, max_depth) + 1, dict(scored)[choice], nodes,
+                       time.perf_counter() - started, choice)
+    if on_info is not None and not reported:
+        on_info(final)  # the clock ran out inside the first round: report what was scored
+    return Choice(choice, None, final)
 
 
 def _root_info(info_class, depth, value, nodes, elapsed, move):

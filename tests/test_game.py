@@ -163,3 +163,12 @@ def test_perft_divide_sums_to_perft():
     divide = game.perft_divide(3)
     assert sum(nodes for _, nodes in divide) == game.perft(3)
     assert {m for m, _ in divide} == set(game.legal_moves())
+
+
+def test_a_wrong_promotion_piece_is_named_as_such():
+    game = Game("hackerrank", "8/8/8/8/8/8/p7/7K b - - 0 1")
+    with pytest.raises(IllegalMoveError, match="promotion piece not allowed"):
+        game.push("a2a1q")
+    mit = Game("mit-antichess", "7k/p3P3/8/8/8/8/1P6/K7 w - - 0 1")
+    with pytest.raises(IllegalMoveError, match="promotion piece not allowed"):
+        mit.push("e7e8n")

@@ -91,3 +91,17 @@ def test_clock_budget_is_a_small_share_of_the_clock():
     assert 0 < soft <= hard <= 30.0
     soft, hard = searcher.budget(game, Limits(wtime=0.05, btime=60.0))
     assert hard <= 0.05
+
+
+def test_a_depth_limit_with_a_clock_skips_the_proof_stage():
+    # With a long clock the proof stage alone would take seconds; depth 2 must not.
+    game = Game("mit-antichess")
+    started = time.perf_counter()
+    result = game.search(depth=2, wtime=300.0, btime=300.0)
+    assert result.info.depth == 2
+    assert time.perf_counter() - started < 2.0
+
+
+def test_a_nearly_empty_clock_gets_a_tiny_budget():
+    soft, hard = Searcher(hash_mb=1).budget(Game("antichess"), Limits(wtime=0.4, btime=10.0))
+    assert hard <= 0.05

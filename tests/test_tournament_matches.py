@@ -34,7 +34,6 @@ OURS = f"{sys.executable} -m protocols.cli"
 IN_CI = os.environ.get("CI") == "true"
 needs_sjeng = pytest.mark.skipif(not os.access(SJENG, os.X_OK) and not IN_CI, reason="apt-get install sjeng")
 needs_fsf = pytest.mark.skipif(not os.access(FSF, os.X_OK) and not IN_CI, reason="apt-get install fairy-stockfish")
-needs_ours = pytest.mark.skipif(False, reason="our UCI adapter is part of the project")
 BOARDS = {"antichess": chess.variant.AntichessBoard, "giveaway": chess.variant.GiveawayBoard,
           "suicide": chess.variant.SuicideBoard, "chess": chess.Board}
 
@@ -85,7 +84,6 @@ def _match(tmp_path, capsys, engines: list[list[str]], variant: str, pairs: int 
     return out, _games(db)
 
 
-@needs_ours
 @needs_sjeng
 @pytest.mark.parametrize("variant,sjeng_name", [("giveaway", "giveaway"), ("antichess", "suicide")])
 def test_ours_against_sjeng(tmp_path, capsys, variant, sjeng_name):
@@ -106,7 +104,6 @@ def test_ours_against_sjeng(tmp_path, capsys, variant, sjeng_name):
     assert len(pgn_games) == 2
 
 
-@needs_ours
 @needs_fsf
 def test_ours_against_fairy_stockfish_in_antichess(tmp_path, capsys):
     out, games = _match(tmp_path, capsys, [
@@ -119,7 +116,6 @@ def test_ours_against_fairy_stockfish_in_antichess(tmp_path, capsys):
         _check_pgn_with_python_chess(game, "antichess")
 
 
-@needs_ours
 def test_ours_selfplay_in_rule_sets_no_other_runner_knows(tmp_path, capsys):
     for variant in ("mit-antichess", "antiking-antichess"):
         db = tmp_path / f"{variant}.sqlite"

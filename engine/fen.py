@@ -15,6 +15,7 @@ from .bitboards import (
     P_SIDE, PAWN, PAWN_DIAGONAL, PIECE_LETTERS, POS_SIZE, ROOK, WHITE, parse_square,
     square_name,
 )
+from .notation import placement_field
 from .rules import RuleSet
 
 _CASTLE_LETTERS = {"K": 1, "Q": 2, "k": 4, "q": 8}
@@ -187,26 +188,11 @@ def _validate(pos, rules: RuleSet, us: int, king_attackers, antiking_attackers) 
 
 def format_fen(pos: np.ndarray, rules: RuleSet) -> str:
     """The FEN of a position row under `rules` (inverse of `parse_fen`)."""
-    rows = []
-    for rank in range(7, -1, -1):
-        text, empty = "", 0
-        for file in range(8):
-            square = file + 8 * rank
-            char = None
-            for color in (WHITE, BLACK):
-                for piece, letter in enumerate(PIECE_LETTERS):
-                    if int(pos[color * 8 + piece]) >> square & 1:
-                        char = letter.upper() if color == WHITE else letter
-            if char is None:
-                empty += 1
-            else:
-                if empty:
-                    text += str(empty)
-                    empty = 0
-                text += char
-        if empty:
-            text += str(empty)
-        rows.append(text)
+    pieces = {}
+    for color in (WHITE, BLACK):
+        for piece, letter in enumerate(PIECE_LETTERS):
+            for square in _bits(pos[color * 8 + piece]):
+                pieces[square] = letter.upper() if color == WHITE else letter
     us = int(pos[P_SIDE])
     if rules.king_leap:
         rights = int(pos[P_LEAP])
@@ -218,7 +204,7 @@ def format_fen(pos: np.ndarray, rules: RuleSet) -> str:
     first_black = 1 if rules.first_mover == "black" else 0
     fullmove = (int(pos[P_PLY]) + first_black) // 2 + 1
     return " ".join([
-        "/".join(rows),
+        placement_field(pieces),
         "w" if us == WHITE else "b",
         castling or "-",
         square_name(ep) if ep != NO_SQUARE else "-",

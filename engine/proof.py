@@ -17,28 +17,13 @@ from __future__ import annotations
 import numpy as np
 
 from ._jit import kernel
-from .bitboards import P_HALFMOVE, P_KEY, P_SIDE
+from .bitboards import P_SIDE
 from .movegen import RESULT_DRAW, game_status, legal_moves, make_move
-from .search import CONTROL_STOP, atomic_load
+from .search import CONTROL_STOP, atomic_load, is_repetition
 
 INFINITE = np.int64(1 << 40)
 MAX_DEPTH = 80
 PROVEN, DISPROVEN, UNKNOWN = 1, -1, 0
-
-
-@kernel
-def _repeats(stack, row, first_row):
-    """True if stack[row] repeats a position on rows first_row..row-1 within the move clock."""
-    key = stack[row, P_KEY]
-    limit = row - np.int64(stack[row, P_HALFMOVE])
-    if limit < first_row:
-        limit = first_row
-    i = row - 2
-    while i >= limit:
-        if stack[i, P_KEY] == key:
-            return True
-        i -= 2
-    return False
 
 
 @kernel
@@ -54,7 +39,7 @@ def _set_leaf(stack, row, history_start, rules, mlist, prover, node, proof, disp
             proof[node] = INFINITE
             disproof[node] = 0
         return
-    if _repeats(stack, row, history_start):
+    if is_repetition(stack, row, history_start):
         proof[node] = INFINITE
         disproof[node] = 0
         return

@@ -337,14 +337,13 @@ def _terminal_score(stack, idx, rules, mlist, ply):
 
 
 @kernel
-def _is_repetition(stack, idx, root_idx):
-    """True if the position at idx repeats an earlier one (within the halfmove clock)."""
+def is_repetition(stack, idx, first_row):
+    """True if stack[idx] repeats a position on rows first_row..idx-1 within the move clock."""
     key = stack[idx, P_KEY]
-    back = np.int64(stack[idx, P_HALFMOVE])
-    limit = idx - back
-    if limit < 0:
-        limit = 0
-    i = idx - 4
+    limit = idx - np.int64(stack[idx, P_HALFMOVE])
+    if limit < first_row:
+        limit = first_row
+    i = idx - 2
     while i >= limit:
         if stack[i, P_KEY] == key:
             return True
@@ -479,8 +478,7 @@ def negamax(stack, idx, depth, alpha, beta, ply, rules, mlist, scores, tt_keys, 
     if _should_stop(state, control):
         return np.int64(0)
     pos = stack[idx]
-    root_idx = state[STATE_ROOT_IDX]
-    if ply > 0 and _is_repetition(stack, idx, root_idx):
+    if ply > 0 and is_repetition(stack, idx, np.int64(0)):
         return np.int64(0)
 
     n = legal_moves(stack, idx, rules, mlist)

@@ -25,6 +25,8 @@ from __future__ import annotations
 import sys
 import time
 
+from engine.notation import placement_field
+
 PIECES = set("rnbqkpRNBQKP.")
 PLY_LIMIT = 100
 TIME_BUDGET = 0.75  # seconds from the process's start to the answer
@@ -75,23 +77,13 @@ def estimated_ply(player: int, rows: list[str]) -> int:
 
 def board_fen(player: int, rows: list[str]) -> str:
     """The engine's FEN for the board: row 0 is rank 8; player 1 is Black."""
-    ranks = []
-    for row in rows:
-        text, empty = "", 0
-        for cell in row:
-            if cell == ".":
-                empty += 1
-                continue
-            if empty:
-                text += str(empty)
-                empty = 0
-            text += cell
-        ranks.append(text + (str(empty) if empty else ""))
+    pieces = {column + 8 * (7 - row): cell
+              for row, cells in enumerate(rows) for column, cell in enumerate(cells) if cell != "."}
     ply = estimated_ply(player, rows)
     side = "b" if player == 1 else "w"
     # ply = 2 * (fullmove - 1) + (1 if Black to move) - 1, Black moving first (docs/rules.md 6.1)
     fullmove = ply // 2 + 1 if player == 1 else (ply + 1) // 2 + 1
-    return f"{'/'.join(ranks)} {side} - - 0 {fullmove}"
+    return f"{placement_field(pieces)} {side} - - 0 {fullmove}"
 
 
 def move_text(move) -> str:

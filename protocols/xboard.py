@@ -17,6 +17,8 @@ from __future__ import annotations
 import re
 from typing import Callable
 
+from engine.notation import placement_field
+
 from .host import (
     ENGINE_NAME, HASH_MAX, HASH_MIN, OVERHEAD_DEFAULT, OVERHEAD_MAX, OVERHEAD_MIN, SKILL_MAX,
     SKILL_MIN, Adapter, Job, canonical_variant, ignore_sigint, run_stdio,
@@ -72,20 +74,7 @@ def post_line(info, pv_text: list[str]) -> str:
 
 def highlight_fen(targets: dict[int, str]) -> str:
     """A board-part FEN with colour letters on `targets` (square -> letter), as `highlight` takes."""
-    ranks = []
-    for rank in range(7, -1, -1):
-        row, empty = "", 0
-        for file in range(8):
-            letter = targets.get(rank * 8 + file)
-            if letter is None:
-                empty += 1
-                continue
-            if empty:
-                row += str(empty)
-                empty = 0
-            row += letter
-        ranks.append(row + (str(empty) if empty else ""))
-    return "/".join(ranks)
+    return placement_field(targets)
 
 
 def _board_fields(fen: str) -> tuple[str, str]:

@@ -24,6 +24,7 @@ import stat
 import tempfile
 from dataclasses import dataclass
 
+from engine.notation import placement_field
 from engine.rules import RULE_SETS, RuleSet, get_rule_set
 
 from . import safexml
@@ -283,20 +284,8 @@ def _timing(node: safexml.Node) -> Timing | None:
 
 
 def _board_field(placement: dict[str, str]) -> str:
-    rows = []
-    for rank in "87654321":
-        row, empty = "", 0
-        for file in "abcdefgh":
-            letter = placement.get(file + rank)
-            if letter is None:
-                empty += 1
-                continue
-            if empty:
-                row += str(empty)
-                empty = 0
-            row += letter
-        rows.append(row + (str(empty) if empty else ""))
-    return "/".join(rows)
+    return placement_field({"abcdefgh".index(name[0]) + 8 * (int(name[1]) - 1): letter
+                            for name, letter in placement.items()})
 
 
 def _matching_move(game, entry: HistoryEntry):

@@ -288,6 +288,27 @@ class EngineProcess:
                 return f"crashed (signal {-code})"
         return f"exited with status {code}"
 
+    def _move_deadline(self, started: float, limits: "Limits") -> float:
+        """When an engine thinking on a move is declared out of time (or stalled, untimed)."""
+        return started + (limits.deadline if limits.deadline is not None
+                          else UNTIMED_MOVE_TIMEOUT * self.config.tscale)
+
+    def _read_move_line(self, hard: float, waiting_for: str, limits: "Limits") -> tuple[float, str]:
+        """The next line while waiting for a move; silence until `hard` is a time loss or stall."""
+        try:
+            return self.readline(hard, waiting_for)
+        except EngineFailure as failure:
+            if failure.kind == "stall":
+                self._abandon_search()
+                raise EngineFailure("time" if limits.deadline is not None else "stall",
+                                    "no move in time" if limits.deadline is not None
+                                    else f"no move within {UNTIMED_MOVE_TIMEOUT * self.config.tscale:g} s") from None
+            raise
+
+    def _abandon_search(self) -> None:
+        """Stop an engine that did not answer in time (each protocol says how)."""
+        raise NotImplementedError
+
     def readline(self, deadline: float, waiting_for: str) -> tuple[float, str]:
         """Next (timestamp, line) before `deadline` (time.monotonic()); raises on EOF/timeout."""
         while True:
@@ -487,17 +508,9 @@ class UciEngine(EngineProcess):
         self.send(" ".join(go))
         started = time.monotonic()
         reply = MoveReply(None, 0.0)
-        hard = started + (limits.deadline if limits.deadline is not None else UNTIMED_MOVE_TIMEOUT * self.config.tscale)
+        hard = self._move_deadline(started, limits)
         while True:
-            try:
-                stamp, line = self.readline(hard, "bestmove")
-            except EngineFailure as failure:
-                if failure.kind == "stall":
-                    self._abandon_search()
-                    raise EngineFailure("time" if limits.deadline is not None else "stall",
-                                        "no move in time" if limits.deadline is not None
-                                        else f"no move within {UNTIMED_MOVE_TIMEOUT * self.config.tscale:g} s") from None
-                raise
+            stamp, line = self._read_move_line(hard, "bestmove", limits)
             tokens = line.split()
             if not tokens:
                 continue
@@ -675,17 +688,9 @@ class XboardEngine(EngineProcess):
         self._sent = len(moves)
         started = time.monotonic()
         reply = MoveReply(None, 0.0)
-        hard = started + (limits.deadline if limits.deadline is not None else UNTIMED_MOVE_TIMEOUT * self.config.tscale)
+        hard = self._move_deadline(started, limits)
         while True:
-            try:
-                stamp, line = self.readline(hard, "move")
-            except EngineFailure as failure:
-                if failure.kind == "stall":
-                    self._abandon_search()
-                    raise EngineFailure("time" if limits.deadline is not None else "stall",
-                                        "no move in time" if limits.deadline is not None
-                                        else f"no move within {UNTIMED_MOVE_TIMEOUT * self.config.tscale:g} s") from None
-                raise
+            stamp, line = self._read_move_line(hard, "move", limits)
             text = line.strip()
             if not text or text.startswith("#"):
                 continue

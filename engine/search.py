@@ -17,7 +17,6 @@ Arrays (all preallocated by `engine.searcher.Searcher`):
 from __future__ import annotations
 
 import numpy as np
-from llvmlite import ir  # noqa: F401  (kept for the intrinsic's code generator)
 from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
@@ -45,7 +44,7 @@ QUIESCENCE_PLIES = 12  # forced sequences (captures, evasions) followed below th
 
 BOUND_EXACT, BOUND_LOWER, BOUND_UPPER = 1, 2, 3
 
-STATE_NODES, STATE_SELDEPTH, STATE_BEST_MOVE, STATE_ROOT_DONE, STATE_STOPPED, STATE_ROOT_IDX = range(6)
+STATE_NODES, STATE_SELDEPTH, STATE_BEST_MOVE, STATE_ROOT_DONE, STATE_STOPPED = range(5)
 STATE_SIZE = 8
 CONTROL_STOP, CONTROL_NODE_LIMIT = range(2)
 CONTROL_SIZE = 4
@@ -613,7 +612,6 @@ def search_root(stack, idx, depth, alpha, beta, rules, mlist, scores, tt_keys, t
 
     Root moves listed in `excluded` (int32, 0 = empty slot) are not searched.
     """
-    state[STATE_ROOT_IDX] = idx
     state[STATE_ROOT_DONE] = 0
     return negamax(stack, idx, depth, alpha, beta, np.int64(0), rules, mlist, scores, tt_keys,
                    tt_data, killers, history, pv, pv_length, state, control, excluded)

@@ -15,6 +15,7 @@ from .bitboards import (
     P_SIDE, PAWN, PAWN_DIAGONAL, PIECE_LETTERS, POS_SIZE, ROOK, WHITE, parse_square,
     square_name,
 )
+from .movegen import antiking_attackers, compute_key, king_attackers
 from .notation import placement_field
 from .rules import RuleSet
 
@@ -38,8 +39,6 @@ def parse_fen(fen: str, rules: RuleSet) -> np.ndarray:
     king or rook is not on its home square are dropped, as python-chess does; rights are
     ignored altogether in rule sets without castling.
     """
-    from .movegen import antiking_attackers, compute_key, king_attackers
-
     if not isinstance(fen, str):
         raise FenError("a FEN must be text")
     fields = fen.split()
@@ -142,12 +141,12 @@ def parse_fen(fen: str, rules: RuleSet) -> np.ndarray:
     first_black = 1 if rules.first_mover == "black" else 0
     pos[P_PLY] = max(0, 2 * (fullmove - 1) + us - first_black)
 
-    _validate(pos, rules, us, king_attackers, antiking_attackers)
+    _validate(pos, rules, us)
     pos[P_KEY] = compute_key(pos)
     return pos
 
 
-def _validate(pos, rules: RuleSet, us: int, king_attackers, antiking_attackers) -> None:
+def _validate(pos, rules: RuleSet, us: int) -> None:
     them = 1 - us
     names = ("white", "black")
     for color in (WHITE, BLACK):

@@ -66,8 +66,6 @@ def _perft(args: argparse.Namespace) -> None:
         depth = int(args.depth)
     except ValueError:
         raise CommandError(f"depth must be an integer, got {args.depth!r}") from None
-    if not 0 <= depth <= 30:
-        raise CommandError(f"depth must be between 0 and 30, got {depth}")
 
     from engine import FenError, Game
 
@@ -75,14 +73,18 @@ def _perft(args: argparse.Namespace) -> None:
         game = Game(rules, args.fen)
     except FenError as error:
         raise CommandError(f"invalid FEN: {error}") from None
-    if args.divide and depth >= 1:
-        rows = sorted(game.perft_divide(depth), key=lambda pair: pair[0].uci())
-        for move, nodes in rows:
-            print(f"{move.uci()}: {nodes}")
+    try:  # the depth's range is the engine's (engine.game.MAX_PERFT_DEPTH), checked before counting
+        if args.divide and depth >= 1:
+            rows = sorted(game.perft_divide(depth), key=lambda pair: pair[0].uci())
+            total = sum(nodes for _, nodes in rows)
+        else:
+            rows, total = [], game.perft(depth)
+    except ValueError as error:
+        raise CommandError(str(error)) from None
+    for move, nodes in rows:
+        print(f"{move.uci()}: {nodes}")
+    if rows:
         print()
-        total = sum(nodes for _, nodes in rows)
-    else:
-        total = game.perft(depth)
     print(f"Nodes searched: {total}")
 
 

@@ -83,7 +83,7 @@ def proof_search(stack, idx, history_start, rules, mlist, prover, max_nodes, par
     """Grow the proof tree of stack[idx] until it is solved, full or stopped.
 
     Returns PROVEN if `prover` (0 white, 1 black) wins by force, DISPROVEN if it cannot
-    force a win, UNKNOWN otherwise; state[0] holds the number of nodes used.  `path`
+    force a win, UNKNOWN otherwise; the nodes used are added to state[0] (the search's node count).  `path`
     (int64[MAX_DEPTH + 2]) is scratch space.
     """
     capacity = parent.shape[0]
@@ -150,7 +150,7 @@ def proof_search(stack, idx, history_start, rules, mlist, prover, max_nodes, par
             node = path[depth]
             _update(node, np.int64(stack[idx + depth, P_SIDE]) == prover, first_child, next_sibling,
                     proof, disproof)
-    state[0] = used
+    state[0] += used
     if proof[0] == 0:
         return np.int64(PROVEN)
     if disproof[0] == 0:

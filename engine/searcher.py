@@ -124,14 +124,13 @@ class Searcher:
         parent, first_child, next_sibling, move, proof, disproof = self._proof_tree
         stack, mlist, idx = game._search_arrays(proof_kernels.MAX_DEPTH + 4)
         path = np.zeros(proof_kernels.MAX_DEPTH + 2, dtype=np.int64)
-        state = np.zeros(kernels.STATE_SIZE, dtype=np.int64)
         status = int(proof_kernels.proof_search(
             stack, np.int64(idx), np.int64(0), game._rules_array, mlist,
             np.int64(0 if prover == "white" else 1), np.int64(min(max_nodes, len(parent) - 1000)),
-            parent, first_child, next_sibling, move, proof, disproof, path, state, self.control))
+            parent, first_child, next_sibling, move, proof, disproof, path, self.state, self.control))
         game._legal = None
         children = []
-        child = int(first_child[0]) if state[0] > 1 else -1
+        child = int(first_child[0])
         while child >= 0:
             children.append((Move(int(move[child])), int(proof[child]), int(disproof[child])))
             child = int(next_sibling[child])
@@ -254,7 +253,7 @@ class Searcher:
         if status == proof_kernels.PROVEN:
             winning = next(move for move, proof, _ in children if proof == 0)
             info = SearchInfo(depth=1, seldepth=1, score=kernels.MATE_BOUND - 1, mate=None,
-                              nodes=budget if budget < PROOF_CAPACITY else 0,
+                              nodes=int(self.state[kernels.STATE_NODES]),
                               time=time.perf_counter() - started, pv=[winning], hashfull=self.hashfull())
             return SearchResult(winning, None, info)
         if self.control[kernels.CONTROL_STOP]:

@@ -519,7 +519,7 @@ def gen_legal(stack, idx, rules, mlist):
 
 
 @kernel
-def _over_by_position(pos, rules):
+def over_by_position(pos, rules):
     """True if the game is over whoever moves: a side extinct, or the ply limit reached."""
     extinction = rules[R_EXTINCTION_COUNT]
     if extinction >= 0:
@@ -547,7 +547,7 @@ def legal_moves(stack, idx, rules, mlist):
     rules that depend on history or counters (repetition, 50 moves) are not applied.
     """
     pos = stack[idx]
-    if _over_by_position(pos, rules):
+    if over_by_position(pos, rules):
         return 0
     n = gen_legal(stack, idx, rules, mlist)
     if n == 0 and rules[R_PASS_ON_NO_MOVE] and check_state(pos, rules) == 0:

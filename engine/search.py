@@ -29,7 +29,7 @@ from .bitboards import (
 )
 from .movegen import (
     RESULT_DRAW, antiking_attackers, check_state, game_status, gen_legal, legal_moves, make_move,
-    piece_type_at,
+    over_by_position, piece_type_at,
 )
 from .rules import (
     R_ANTI_KINGS, R_BEROLINA, R_CASTLING, R_DOUBLE_STEP, R_EN_PASSANT, R_MUST_CAPTURE,
@@ -177,6 +177,12 @@ def count_moves(pos, rules):
 
     Equal to `gen_legal`'s count in those rule sets (tested), without writing a move list.
     """
+    return count_moves_and_captures(pos, rules)[0]
+
+
+@kernel
+def count_moves_and_captures(pos, rules):
+    """(legal moves, captures among them) where every pseudo-legal move is legal, as `count_moves`."""
     us = np.int64(pos[P_SIDE])
     them = 1 - us
     ours = us * 8
@@ -233,7 +239,7 @@ def count_moves(pos, rules):
         captures += count(KING_ATTACKS[square] & targets)
         quiets += count(KING_ATTACKS[square] & empty)
     if captures and rules[R_MUST_CAPTURE]:
-        return captures
+        return captures, captures
     if rules[R_CASTLING] and pos[P_CASTLE]:
         rights = pos[P_CASTLE] >> np.uint64(2 * us)
         home = 56 * us
@@ -242,7 +248,7 @@ def count_moves(pos, rules):
                 quiets += 1
             if rights & np.uint64(2) and pos[ours + ROOK] & (ONE << np.uint64(home)) and not occupied & (np.uint64(0x0E) << np.uint64(home)):
                 quiets += 1
-    return captures + quiets
+    return captures + quiets, captures
 
 
 @kernel
@@ -259,23 +265,12 @@ def evaluate_losing(stack, idx, rules, mlist, our_moves):
         their_moves = gen_legal(stack, idx + 1, rules, mlist)
         forcing = their_moves > 0 and (np.int64(mlist[idx + 1, 0]) & CAPTURE_FLAG) != 0
     else:
-        their_moves = count_moves(stack[idx + 1], rules)
-        forcing = their_moves > 0 and _has_capture(stack[idx + 1], rules)
+        their_moves, their_captures = count_moves_and_captures(stack[idx + 1], rules)
+        forcing = their_captures > 0
     score += MOBILITY_WEIGHT * (our_moves - their_moves)
     if forcing:
         score += FORCING_BONUS  # whatever we do now, they are likely to be forced to capture
     return score
-
-
-@kernel
-def _has_capture(pos, rules):
-    """True if the side to move attacks an enemy piece (pseudo-legal capture; no royal king)."""
-    us = np.int64(pos[P_SIDE])
-    targets = pos[(1 - us) * 8 + OCC]
-    ep = np.int64(pos[P_EP])
-    if ep != NO_SQUARE and rules[R_EN_PASSANT] and PAWN_DIAGONAL[1 - us, ep] & pos[us * 8 + PAWN]:
-        return True
-    return (attacked_by(pos, us, rules) & targets) != ZERO
 
 
 # ---------------------------------------------------------------------------------------
@@ -480,6 +475,14 @@ def negamax(stack, idx, depth, alpha, beta, ply, rules, mlist, scores, tt_keys, 
     if ply > 0 and is_repetition(stack, idx, np.int64(0)):
         return np.int64(0)
 
+    if (depth <= 0 and rules[R_MUST_CAPTURE] and not rules[R_ROYAL_KING] and not rules[R_ANTI_KINGS]
+            and ply < MAX_PLY - 2 and not over_by_position(pos, rules)):
+        # A leaf where every pseudo-legal move is legal: count instead of generating, and
+        # evaluate at once when it is quiet (no capture, more than one move).
+        moves, captures = count_moves_and_captures(pos, rules)
+        if moves > 1 and captures == 0:
+            return evaluate_losing(stack, idx, rules, mlist, moves)
+
     n = legal_moves(stack, idx, rules, mlist)
     if n == 0:
         return _terminal_score(stack, idx, rules, mlist, ply)
@@ -553,9 +556,14 @@ def negamax(stack, idx, depth, alpha, beta, ply, rules, mlist, scores, tt_keys, 
                              tt_keys, tt_data, killers, history, pv, pv_length, state, control, excluded)
         else:
             reduction = 0
-            if (depth >= 3 and searched >= 4 and not is_capture and not forced
-                    and not rules[R_MUST_CAPTURE] and not (move >> 12) & 7):
-                reduction = 1 if searched < 10 else 2
+            if depth >= 3 and not is_capture and not forced and not (move >> 12) & 7:
+                if not rules[R_MUST_CAPTURE]:
+                    if searched >= 4:
+                        reduction = 1 if searched < 10 else 2
+                elif searched >= 3 and scores[idx, i] < 89000:
+                    # A quiet node under compulsory capture: late moves that neither offer a
+                    # piece nor are killers are reduced (offers force the reply: never reduced).
+                    reduction = 1 if searched < 8 else 2
             value = -negamax(stack, idx + 1, depth - 1 - reduction, -alpha - 1, -alpha, ply + 1, rules,
                              mlist, scores, tt_keys, tt_data, killers, history, pv, pv_length, state,
                              control, excluded)

@@ -24,6 +24,7 @@ MAX_DEPTH = kernels.MAX_PLY - 12
 PROOF_CAPACITY = 2_000_000  # proof-tree nodes (about 64 MB)
 PROOF_RATE = 1_000_000  # proof-tree nodes per second, a conservative figure for budgeting
 PROOF_SHARE = 0.15  # share of the move's time for each of the two proof searches
+ASPIRATION_WINDOW = 40  # centipawns either side of the last iteration's score
 
 
 @dataclass
@@ -212,13 +213,8 @@ class Searcher:
                 self.state[kernels.STATE_SELDEPTH] = 0
                 self.state[kernels.STATE_STOPPED] = 0
                 self.state[kernels.STATE_BEST_MOVE] = 0
-                score = int(kernels.search_root(
-                    stack, np.int64(idx), np.int64(depth), np.int64(-kernels.INFINITY),
-                    np.int64(kernels.INFINITY), rules, mlist, self.scores, self.tt_keys, self.tt_data,
-                    self.killers, self.history, self.pv, self.pv_length, self.state, self.control,
-                    self.excluded))
+                score, found = self._iteration(stack, idx, depth, rules, mlist, last_info)
                 stopped = bool(self.state[kernels.STATE_STOPPED])
-                found = int(self.state[kernels.STATE_BEST_MOVE])
                 if stopped:
                     if found and self.state[kernels.STATE_ROOT_DONE] >= 1 and depth > 1:
                         best_move = Move(found)
@@ -244,6 +240,36 @@ class Searcher:
         game._legal = None  # the kernels reused the move buffer of the current row
         ponder = last_info.pv[1] if last_info and len(last_info.pv) > 1 and last_info.pv[0] == best_move else None
         return SearchResult(best_move, ponder, last_info)
+
+    def _iteration(self, stack, idx, depth, rules, mlist, last_info) -> tuple[int, int]:
+        """One depth, in an aspiration window around the last score, widened until it holds.
+
+        Returns (score, best root move code or 0).  After a fail-low no root move is known
+        to be best, so the move of the previous iteration stands unless a wider search finds one.
+        """
+        window = ASPIRATION_WINDOW
+        alpha, beta = -kernels.INFINITY, kernels.INFINITY
+        if last_info is not None and depth >= 5 and abs(last_info.score) < kernels.MATE_BOUND:
+            alpha, beta = last_info.score - window, last_info.score + window
+        found = 0
+        while True:
+            score = int(kernels.search_root(
+                stack, np.int64(idx), np.int64(depth), np.int64(alpha), np.int64(beta), rules, mlist,
+                self.scores, self.tt_keys, self.tt_data, self.killers, self.history, self.pv,
+                self.pv_length, self.state, self.control, self.excluded))
+            move = int(self.state[kernels.STATE_BEST_MOVE])
+            if move:
+                found = move
+            if self.state[kernels.STATE_STOPPED]:
+                return score, found
+            if score <= alpha and alpha > -kernels.INFINITY:
+                alpha = max(-kernels.INFINITY, alpha - window)
+                self.state[kernels.STATE_BEST_MOVE] = 0
+            elif score >= beta and beta < kernels.INFINITY:
+                beta = min(kernels.INFINITY, beta + window)
+            else:
+                return score, found
+            window *= 3
 
     def _proof_stage(self, game: Game, legal: list[Move], budget: int, started: float) -> SearchResult | None:
         """Prove a win (returned as the result), else exclude root moves proven to lose."""

@@ -66,7 +66,7 @@ CENTER = np.array([
     0, 1, 2, 3, 3, 2, 1, 0,
 ], dtype=np.int64)
 MVV = np.array([1, 3, 3, 5, 9, 10, 0], dtype=np.int64)
-MOBILITY_WEIGHT = 18
+MOBILITY_WEIGHT = 26
 FORCING_BONUS = 20
 for _table in (CHESS_VALUES, LOSING_VALUES, CENTER, MVV):
     _table.setflags(write=False)

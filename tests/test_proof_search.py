@@ -70,14 +70,14 @@ def test_bench_signature_is_deterministic():
 
 
 def test_move_counter_agrees_with_the_generator():
-    """search.count_moves (used by the evaluation) equals the legal move count it replaces."""
+    """search.count_moves and count_moves_and_captures (used by the evaluation and at quiet
+    leaves) equal the legal move count, and the capture count, that they replace."""
     import random
 
-    import numpy as np
-
-    from engine.search import count_moves
+    from engine.search import count_moves, count_moves_and_captures
 
     rng = random.Random(5)
+    checked_captures = 0
     for variant in ("antichess", "giveaway", "suicide", "hackerrank"):
         for _ in range(15):
             game = Game(variant)
@@ -88,4 +88,10 @@ def test_move_counter_agrees_with_the_generator():
                 game.push(rng.choice(moves))
             stack, _, idx = game._search_arrays(4)
             if game.outcome() is None:
-                assert count_moves(stack[idx], game._rules_array) == len(game.legal_moves()), game.fen()
+                legal = game.legal_moves()
+                assert count_moves(stack[idx], game._rules_array) == len(legal), game.fen()
+                moves, captures = count_moves_and_captures(stack[idx], game._rules_array)
+                assert moves == len(legal), game.fen()
+                assert captures == sum(1 for move in legal if move.is_capture), game.fen()
+                checked_captures += captures > 0
+    assert checked_captures > 5  # the sample must contain positions with captures

@@ -105,3 +105,27 @@ def test_a_depth_limit_with_a_clock_skips_the_proof_stage():
 def test_a_nearly_empty_clock_gets_a_tiny_budget():
     soft, hard = Searcher(hash_mb=1).budget(Game("antichess"), Limits(wtime=0.4, btime=10.0))
     assert hard <= 0.05
+
+
+@pytest.mark.parametrize("variant, fen", [
+    ("antichess", "rn1qkbnr/p1p1pppp/1p6/3p4/8/1P2P3/P1PP1PPP/RNBQKBNR w - - 0 1"),
+    ("chess", "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"),
+])
+def test_aspiration_windows_that_keep_failing_still_give_a_sound_result(monkeypatch, variant, fen):
+    """A 1-centipawn window fails at nearly every depth; the re-searches must still end with a
+    legal best move heading its principal variation and a score inside the final window."""
+    import engine.searcher as searcher_module
+
+    monkeypatch.setattr(searcher_module, "ASPIRATION_WINDOW", 1)
+    game = Game(variant, fen)
+    infos = []
+    result = Searcher(16).search(game, Limits(depth=7), infos.append)
+    assert [info.depth for info in infos] == list(range(1, 8))
+    assert result.best_move in game.legal_moves()
+    assert result.info.pv[0] == result.best_move
+    assert game.fen() == fen
+    widened = Searcher(16).search(game, Limits(depth=7))
+    assert widened.best_move in game.legal_moves()
+    # Both searches score the same position to the same depth: their scores agree to within
+    # what transposition-table effects of different windows can move them.
+    assert abs(result.info.score - widened.info.score) < 200

@@ -172,6 +172,12 @@ def evaluate(pos, rules):
 
 
 @kernel
+def pseudo_legal_is_legal(rules):
+    """True where every pseudo-legal move is legal: no royal king and no anti-kings."""
+    return not rules[R_ROYAL_KING] and not rules[R_ANTI_KINGS]
+
+
+@kernel
 def count_moves(pos, rules):
     """Number of legal moves where every pseudo-legal move is legal (no royal king, no anti-kings).
 
@@ -261,12 +267,12 @@ def evaluate_losing(stack, idx, rules, mlist, our_moves):
     pos = stack[idx]
     score = evaluate(pos, rules)
     make_move(stack, idx, idx + 1, np.int32(MOVE_PASS << 15), rules)
-    if rules[R_ROYAL_KING] or rules[R_ANTI_KINGS]:
-        their_moves = gen_legal(stack, idx + 1, rules, mlist)
-        forcing = their_moves > 0 and (np.int64(mlist[idx + 1, 0]) & CAPTURE_FLAG) != 0
-    else:
+    if pseudo_legal_is_legal(rules):
         their_moves, their_captures = count_moves_and_captures(stack[idx + 1], rules)
         forcing = their_captures > 0
+    else:
+        their_moves = gen_legal(stack, idx + 1, rules, mlist)
+        forcing = their_moves > 0 and (np.int64(mlist[idx + 1, 0]) & CAPTURE_FLAG) != 0
     score += MOBILITY_WEIGHT * (our_moves - their_moves)
     if forcing:
         score += FORCING_BONUS  # whatever we do now, they are likely to be forced to capture
@@ -475,10 +481,10 @@ def negamax(stack, idx, depth, alpha, beta, ply, rules, mlist, scores, tt_keys, 
     if ply > 0 and is_repetition(stack, idx, np.int64(0)):
         return np.int64(0)
 
-    if (depth <= 0 and rules[R_MUST_CAPTURE] and not rules[R_ROYAL_KING] and not rules[R_ANTI_KINGS]
+    if (depth <= 0 and rules[R_MUST_CAPTURE] and pseudo_legal_is_legal(rules)
             and ply < MAX_PLY - 2 and not over_by_position(pos, rules)):
-        # A leaf where every pseudo-legal move is legal: count instead of generating, and
-        # evaluate at once when it is quiet (no capture, more than one move).
+        # A leaf: count instead of generating, and evaluate at once when it is quiet (no
+        # capture, more than one move).
         moves, captures = count_moves_and_captures(pos, rules)
         if moves > 1 and captures == 0:
             return evaluate_losing(stack, idx, rules, mlist, moves)

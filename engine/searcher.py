@@ -212,7 +212,6 @@ class Searcher:
             for depth in range(1, max_depth + 1):
                 self.state[kernels.STATE_SELDEPTH] = 0
                 self.state[kernels.STATE_STOPPED] = 0
-                self.state[kernels.STATE_BEST_MOVE] = 0
                 score, found = self._iteration(stack, idx, depth, rules, mlist, last_info)
                 stopped = bool(self.state[kernels.STATE_STOPPED])
                 if stopped:
@@ -253,6 +252,7 @@ class Searcher:
             alpha, beta = last_info.score - window, last_info.score + window
         found = 0
         while True:
+            self.state[kernels.STATE_BEST_MOVE] = 0
             score = int(kernels.search_root(
                 stack, np.int64(idx), np.int64(depth), np.int64(alpha), np.int64(beta), rules, mlist,
                 self.scores, self.tt_keys, self.tt_data, self.killers, self.history, self.pv,
@@ -264,7 +264,6 @@ class Searcher:
                 return score, found
             if score <= alpha and alpha > -kernels.INFINITY:
                 alpha = max(-kernels.INFINITY, alpha - window)
-                self.state[kernels.STATE_BEST_MOVE] = 0
             elif score >= beta and beta < kernels.INFINITY:
                 beta = min(kernels.INFINITY, beta + window)
             else:

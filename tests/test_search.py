@@ -112,8 +112,8 @@ def test_a_nearly_empty_clock_gets_a_tiny_budget():
     ("chess", "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"),
 ])
 def test_aspiration_windows_that_keep_failing_still_give_a_sound_result(monkeypatch, variant, fen):
-    """A 1-centipawn window fails at nearly every depth; the re-searches must still end with a
-    legal best move heading its principal variation and a score inside the final window."""
+    """A 1-centipawn window fails at nearly every depth; the re-searches must still report
+    every depth and end with a legal best move heading its principal variation."""
     import engine.searcher as searcher_module
 
     monkeypatch.setattr(searcher_module, "ASPIRATION_WINDOW", 1)

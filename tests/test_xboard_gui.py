@@ -141,6 +141,16 @@ BOARD_ORIGIN = (2, 101)
 SQUARE = 65
 
 
+def _terminate(process: subprocess.Popen, timeout: float) -> None:
+    """Ask `process` to end; kill it if it has not within `timeout` seconds."""
+    process.terminate()
+    try:
+        process.wait(timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
 class Display:
     """An Xvfb server of our own, its number read from -displayfd."""
 
@@ -154,12 +164,7 @@ class Display:
             self.name = ":" + pipe.readline().strip()
 
     def close(self) -> None:
-        self.process.terminate()
-        try:
-            self.process.wait(10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
+        _terminate(self.process, 10)
 
 
 class HumanSession:
@@ -233,12 +238,7 @@ class HumanSession:
                        env=self.env, check=True, timeout=60)
 
     def close(self) -> None:
-        self.xboard.terminate()
-        try:
-            self.xboard.wait(15)
-        except subprocess.TimeoutExpired:
-            self.xboard.kill()
-            self.xboard.wait()
+        _terminate(self.xboard, 15)
         self.display.close()
 
 

@@ -285,15 +285,23 @@ def evaluate_losing(stack, idx, rules, mlist, our_moves):
 
 @kernel
 def _tt_probe(tt_keys, tt_data, key):
-    slot = np.int64(key & np.uint64(tt_keys.shape[0] - 1))
+    """The entry stored for `key`, or -1.  Slots come in pairs (see `_tt_store`)."""
+    slot = np.int64(key & np.uint64(tt_keys.shape[0] - 2))
     if tt_keys[slot] == key:
         return tt_data[slot]
+    if tt_keys[slot + 1] == key:
+        return tt_data[slot + 1]
     return np.int64(-1)
 
 
 @kernel
 def _tt_store(tt_keys, tt_data, key, move, score, depth, bound, ply):
-    slot = np.int64(key & np.uint64(tt_keys.shape[0] - 1))
+    """Store an entry in its pair of slots: the first keeps the deepest entry, the second
+    takes whatever the first does not (so the many shallow quiescence entries cannot evict
+    the deep ones)."""
+    slot = np.int64(key & np.uint64(tt_keys.shape[0] - 2))
+    if tt_keys[slot] != key and (tt_keys[slot + 1] == key or ((tt_data[slot] >> 36) & 255) > depth):
+        slot += 1
     old = tt_data[slot]
     if tt_keys[slot] == key and old >= 0 and ((old >> 36) & 255) > depth and bound != BOUND_EXACT:
         return
@@ -519,7 +527,8 @@ def negamax(stack, idx, depth, alpha, beta, ply, rules, mlist, scores, tt_keys, 
     tt_move = np.int64(0)
     if entry >= 0:
         tt_move = entry & 0xFFFFF
-        if not quiescent and ply > 0 and ((entry >> 36) & 255) >= depth:
+        # Forced quiescence nodes are stored at depth 0: any entry answers them.
+        if ply > 0 and ((entry >> 36) & 255) >= max(depth, 0):
             tt_value = _tt_score(entry, ply)
             bound = (entry >> 44) & 3
             if bound == BOUND_EXACT:
@@ -609,13 +618,13 @@ def negamax(stack, idx, depth, alpha, beta, ply, rules, mlist, scores, tt_keys, 
 
     if searched == 0:
         return alpha
-    if not quiescent:
+    if not captures_only:
         bound = BOUND_UPPER
         if best >= beta:
             bound = BOUND_LOWER
         elif best > original_alpha:
             bound = BOUND_EXACT
-        _tt_store(tt_keys, tt_data, key, best_move, best, depth, bound, ply)
+        _tt_store(tt_keys, tt_data, key, best_move, best, max(depth, 0), bound, ply)
     return best
 
 

@@ -129,3 +129,29 @@ def test_aspiration_windows_that_keep_failing_still_give_a_sound_result(monkeypa
     # Both searches score the same position to the same depth: their scores agree to within
     # what transposition-table effects of different windows can move them.
     assert abs(result.info.score - widened.info.score) < 200
+
+
+def test_transposition_pairs_keep_the_deep_entry_against_shallow_ones():
+    """Each key has a pair of slots: a flood of depth-0 (quiescence) entries for other keys of
+    the same pair must not evict a deep entry, and the newest shallow entry is still found."""
+    import numpy as np
+
+    from engine import search as kernels
+
+    keys = np.zeros(1024, dtype=np.uint64)
+    data = np.zeros(1024, dtype=np.int64)
+    deep, others = np.uint64(0x1234_0000_0000_0006), [np.uint64((n << 20) | 6) for n in range(1, 6)]
+    kernels._tt_store(keys, data, deep, np.int64(77), np.int64(150), np.int64(9), np.int64(kernels.BOUND_EXACT), np.int64(0))
+    for n, key in enumerate(others):
+        kernels._tt_store(keys, data, key, np.int64(n + 1), np.int64(-20), np.int64(0), np.int64(kernels.BOUND_LOWER), np.int64(3))
+    entry = kernels._tt_probe(keys, data, deep)
+    assert entry >= 0 and entry & 0xFFFFF == 77 and kernels._tt_score(entry, np.int64(0)) == 150
+    assert (entry >> 36) & 255 == 9
+    newest = kernels._tt_probe(keys, data, others[-1])
+    assert newest >= 0 and newest & 0xFFFFF == 5
+    assert kernels._tt_probe(keys, data, others[0]) == -1  # replaced in the second slot
+    # A shallower bound for the deep key keeps the deep entry; an exact result replaces it.
+    kernels._tt_store(keys, data, deep, np.int64(78), np.int64(10), np.int64(2), np.int64(kernels.BOUND_UPPER), np.int64(0))
+    assert kernels._tt_probe(keys, data, deep) & 0xFFFFF == 77
+    kernels._tt_store(keys, data, deep, np.int64(79), np.int64(10), np.int64(2), np.int64(kernels.BOUND_EXACT), np.int64(0))
+    assert kernels._tt_probe(keys, data, deep) & 0xFFFFF == 79

@@ -217,15 +217,19 @@ def test_killed_tournament_resumes_without_losing_or_repeating_games(tmp_path):
 
 
 @needs_fsf
-def test_a_decided_sprt_cancels_the_rest(tmp_path, capsys):
+@pytest.mark.parametrize("cluster", ["threads", "local"])
+def test_a_decided_sprt_cancels_the_rest(tmp_path, capsys, cluster):
+    """The decision cancels the running and queued pairs and the run ends normally with its
+    report, on threads and on the Dask LocalCluster (whose waits raise on cancelled tasks)."""
     db = tmp_path / "sprt.sqlite"
     out = _run(["-engine", "name=FSF", f"cmd={FSF}", "depth=1",
                 "-engine", "name=crash", f"cmd={sys.executable} {BROKEN} crash", "tc=1",
                 "-variant", "antichess", "-games", "2", "-rounds", "100", "-recover",
-                "-sprt", "elo0=0", "elo1=200", "alpha=0.05", "beta=0.05",
-                "-cluster", "threads", "-db", str(db)], capsys)
+                "-sprt", "elo0=0", "elo1=200", "alpha=0.05", "beta=0.05", "-concurrency", "2",
+                "-cluster", cluster, "-db", str(db)], capsys)
     games = _games(db)
     assert "SPRT: H1 accepted; cancelling the remaining games" in out
+    assert "Elo difference (pentanomial, 95%)" in out
     assert 4 <= len(games) < 30
     # every pair is WW for FSF; the LLR crosses log(19) = 2.944 with the n-th pair
     from tournaments.stats import llr_logistic

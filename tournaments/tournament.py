@@ -231,10 +231,17 @@ class _DaskExecutor:
     def wait_any(self, futures: set, timeout: float):
         from distributed import wait
 
+        # Cancelled tasks count as finished (their result() raises CancelledError); Dask's
+        # wait() would raise on them instead of returning.
+        finished = {f for f in futures if f.cancelled()}
+        if finished:
+            return finished
         try:
             result = wait(list(futures), timeout=timeout, return_when="FIRST_COMPLETED")
         except TimeoutError:
             return set()
+        except concurrent.futures.CancelledError:  # cancelled while waiting
+            return {f for f in futures if f.cancelled() or f.done()}
         return set(result.done)
 
     def result(self, future):
@@ -330,10 +337,10 @@ def _play(config, store, todo, names, total_games, out) -> None:
                 except ConfigError:
                     executor.stop(list(running))
                     raise
-                except concurrent.futures.CancelledError:
+                except concurrent.futures.CancelledError:  # Dask's cancellation errors too
                     continue
                 except Exception as error:  # a worker failed: the pair is not counted
-                    if type(error).__name__ == "CancelledError":
+                    if type(error).__name__ == "CancelledError":  # asyncio's, from a worker
                         continue
                     print(f"Warning: pair {job.index + 1} failed ({type(error).__name__}: {error}); "
                           "it will be played on resume", file=out)

@@ -82,6 +82,11 @@ def _board_fields(fen: str) -> tuple[str, str]:
     return (parts[0] if parts else "", parts[1] if len(parts) > 1 else "")
 
 
+def _castling_field(fen: str) -> str:
+    parts = fen.split()
+    return parts[2] if len(parts) > 2 else "-"
+
+
 class View:
     """How the GUI sees the engine's board.  Identity, except in hackerrank, where Black
     moves first and XBoard (which always starts with White) is shown the board turned
@@ -277,10 +282,17 @@ class CecpAdapter(Adapter):
             self.game.push("0000")
             self._after_opponent_move()
             return
-        if board == current_board and side == current_side:
+        # A FEN's castling field is authoritative where it can spell the rule set's rights
+        # (python-chess sends lichess antichess as `variant giveaway` and a FEN with "-");
+        # antiking1's leap rights cannot be spelled, so there the engine's own rights stand.
+        rights = _castling_field(rest)
+        start_rights = _castling_field(self.game.rules.start_fen)
+        spelled = set(start_rights) <= set("KQkq-")
+        if board == current_board and side == current_side and \
+                (not spelled or rights == _castling_field(self.game.fen())):
             return  # the position we have, with its history
         start_board, start_side = _board_fields(self.game.rules.start_fen)
-        if board == start_board and side == start_side:
+        if board == start_board and side == start_side and (not spelled or rights == start_rights):
             self._game = Game(self.variant)  # the start, with the rights the GUI's FEN may lack
             return
         try:

@@ -40,6 +40,13 @@ TRANSCRIPTS = {
         ["new", "variant antichess", "new", "force", "usermove e2e4", "usermove d7d5", "usermove a2a3", "ping 1"],
         ["setup (PNBRQ................Kpnbrq................k) 8x8+0_giveaway "
          "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w - - 0 1", "pong 1"]),
+    "a start FEN without castling rights is kept (python-chess's antichess over CECP)": (
+        ["new", "variant giveaway", "force", "setboard rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w - - 0 1",
+         "usermove e2e3", "usermove e7e5", "usermove g1h3", "usermove d8e7", "usermove f1e2", "usermove g7g6",
+         "usermove e1g1", "ping 1", "new", "variant giveaway", "force",
+         "usermove e2e3", "usermove e7e5", "usermove g1h3", "usermove d8e7", "usermove f1e2", "usermove g7g6",
+         "usermove e1g1", "ping 2"],
+        ["Illegal move (not a legal move): e1g1", "pong 1", "pong 2"]),
     "the engine's move ends the game": (
         ["new", "variant antichess", "setboard 8/8/8/8/8/8/1p6/2B5 w - - 0 1", "go", SETTLE, "ping 1"],
         ["setup (PNBRQ................Kpnbrq................k) 8x8+0_giveaway "

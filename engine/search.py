@@ -284,6 +284,12 @@ def evaluate_losing(stack, idx, rules, mlist, our_moves):
 
 
 @kernel
+def _tt_depth(entry):
+    """The search depth packed in a table entry (bits 36-43)."""
+    return (entry >> 36) & 255
+
+
+@kernel
 def _tt_probe(tt_keys, tt_data, key):
     """The entry stored for `key`, or -1.  Slots come in pairs (see `_tt_store`)."""
     slot = np.int64(key & np.uint64(tt_keys.shape[0] - 2))
@@ -300,10 +306,10 @@ def _tt_store(tt_keys, tt_data, key, move, score, depth, bound, ply):
     takes whatever the first does not (so the many shallow quiescence entries cannot evict
     the deep ones)."""
     slot = np.int64(key & np.uint64(tt_keys.shape[0] - 2))
-    if tt_keys[slot] != key and (tt_keys[slot + 1] == key or ((tt_data[slot] >> 36) & 255) > depth):
+    if tt_keys[slot] != key and (tt_keys[slot + 1] == key or _tt_depth(tt_data[slot]) > depth):
         slot += 1
     old = tt_data[slot]
-    if tt_keys[slot] == key and old >= 0 and ((old >> 36) & 255) > depth and bound != BOUND_EXACT:
+    if tt_keys[slot] == key and old >= 0 and _tt_depth(old) > depth and bound != BOUND_EXACT:
         return
     if score > MATE_BOUND:
         score += ply
@@ -528,7 +534,7 @@ def negamax(stack, idx, depth, alpha, beta, ply, rules, mlist, scores, tt_keys, 
     if entry >= 0:
         tt_move = entry & 0xFFFFF
         # Forced quiescence nodes are stored at depth 0: any entry answers them.
-        if ply > 0 and ((entry >> 36) & 255) >= max(depth, 0):
+        if ply > 0 and _tt_depth(entry) >= max(depth, 0):
             tt_value = _tt_score(entry, ply)
             bound = (entry >> 44) & 3
             if bound == BOUND_EXACT:

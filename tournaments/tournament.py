@@ -231,16 +231,13 @@ class _DaskExecutor:
     def wait_any(self, futures: set, timeout: float):
         from distributed import wait
 
-        # Cancelled tasks count as finished (their result() raises CancelledError); Dask's
-        # wait() would raise on them instead of returning.
-        finished = {f for f in futures if f.cancelled()}
-        if finished:
-            return finished
         try:
             result = wait(list(futures), timeout=timeout, return_when="FIRST_COMPLETED")
         except TimeoutError:
             return set()
-        except concurrent.futures.CancelledError:  # cancelled while waiting
+        except concurrent.futures.CancelledError:
+            # Dask's wait() raises when a task is cancelled: count those as finished (their
+            # result() raises CancelledError, which the caller skips).
             return {f for f in futures if f.cancelled() or f.done()}
         return set(result.done)
 

@@ -68,6 +68,7 @@ CENTER = np.array([
 MVV = np.array([1, 3, 3, 5, 9, 10, 0], dtype=np.int64)
 MOBILITY_WEIGHT = 26
 FORCING_BONUS = 20
+FUTILITY_MARGIN = 150  # per ply of depth left, quiet compulsory-capture nodes
 for _table in (CHESS_VALUES, LOSING_VALUES, CENTER, MVV):
     _table.setflags(write=False)
 
@@ -557,6 +558,14 @@ def negamax(stack, idx, depth, alpha, beta, ply, rules, mlist, scores, tt_keys, 
                 return np.int64(0)
             if value >= beta:
                 return beta
+
+    # A quiet node under compulsory capture (the side to move has no capture) off the
+    # principal variation, close to the horizon and far above beta: pruned on its static score.
+    if (not quiescent and not forced and depth <= 3 and ply > 0 and beta - alpha == 1
+            and rules[R_MUST_CAPTURE] and abs(beta) < MATE_BOUND):
+        static_eval = evaluate_losing(stack, idx, rules, mlist, np.int64(n))
+        if static_eval - FUTILITY_MARGIN * depth >= beta:
+            return static_eval
 
     _order_moves(stack, idx, mlist, scores, n, tt_move, killers, history, ply, rules)
     best = np.int64(-INFINITY)

@@ -155,3 +155,56 @@ def test_transposition_pairs_keep_the_deep_entry_against_shallow_ones():
     assert kernels._tt_probe(keys, data, deep) & 0xFFFFF == 77
     kernels._tt_store(keys, data, deep, np.int64(79), np.int64(10), np.int64(2), np.int64(kernels.BOUND_EXACT), np.int64(0))
     assert kernels._tt_probe(keys, data, deep) & 0xFFFFF == 79
+
+
+def _null_window_node(game, depth, alpha, beta):
+    """negamax on the current position as an inner node (ply 1); returns (score, nodes)."""
+    import numpy as np
+
+    from engine import search as kernels
+
+    searcher = Searcher(16)
+    stack, mlist, idx = game._search_arrays(kernels.MAX_PLY + 4)
+    scores = np.zeros((stack.shape[0], searcher.scores.shape[1]), dtype=np.int32)
+    searcher.state[:] = 0
+    score = kernels.negamax(
+        stack, np.int64(idx), np.int64(depth), np.int64(alpha), np.int64(beta), np.int64(1),
+        game._rules_array, mlist, scores, searcher.tt_keys, searcher.tt_data,
+        searcher.killers, searcher.history, searcher.pv, searcher.pv_length, searcher.state,
+        searcher.control, searcher.excluded)
+    game._legal = None
+    return int(score), int(searcher.state[kernels.STATE_NODES])
+
+
+def _static_losing_score(game):
+    import numpy as np
+
+    from engine import search as kernels
+
+    stack, mlist, idx = game._search_arrays(kernels.MAX_PLY + 4)
+    moves = np.int64(len(game.legal_moves()))
+    score = int(kernels.evaluate_losing(stack, np.int64(idx), game._rules_array, mlist, moves))
+    game._legal = None
+    return score
+
+
+def test_static_pruning_cuts_only_quiet_null_window_nodes_far_above_beta():
+    """Under compulsory capture a quiet node off the principal variation, near the horizon,
+    whose static score clears beta by the margin per ply, returns that score at once; a wide
+    window, a forced (capture) node or a score short of the margin is searched."""
+    from engine import search as kernels
+
+    margin = kernels.FUTILITY_MARGIN
+    quiet = Game("antichess")
+    static = _static_losing_score(quiet)
+    beta = static - 2 * margin
+    assert _null_window_node(quiet, 2, beta - 1, beta) == (static, 1)
+    assert _null_window_node(quiet, 2, beta - 500, beta)[1] > 1  # a PV node is searched
+    assert _null_window_node(quiet, 2, beta, beta + 1)[1] > 1  # short of the margin
+    far = static - 5 * margin
+    assert _null_window_node(quiet, 4, far - 1, far)[1] > 1  # too far from the horizon
+
+    forced = Game("antichess", "rnbqkbnr/ppp1pppp/8/3p4/4P3/8/PPPP1PPP/RNBQKBNR w - - 0 1")
+    static = _static_losing_score(forced)
+    beta = static - 4 * margin
+    assert _null_window_node(forced, 2, beta - 1, beta)[1] > 1  # exd5 is compulsory

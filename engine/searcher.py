@@ -191,9 +191,7 @@ class Searcher:
             timer.daemon = True
             timer.start()
 
-        stack, mlist, idx = game._search_arrays(kernels.MAX_PLY + 4)
-        if self.scores.shape[0] < stack.shape[0]:
-            self.scores = np.zeros((stack.shape[0], MAX_MOVES), dtype=np.int32)
+        stack, mlist, idx = self._alpha_beta_arrays(game)
         rules = game._rules_array
         self.state[:] = 0
         self.excluded[:] = 0
@@ -239,6 +237,14 @@ class Searcher:
         game._legal = None  # the kernels reused the move buffer of the current row
         ponder = last_info.pv[1] if last_info and len(last_info.pv) > 1 and last_info.pv[0] == best_move else None
         return SearchResult(best_move, ponder, last_info)
+
+    def _alpha_beta_arrays(self, game: Game):
+        """(stack, mlist, idx) for an alpha-beta search of `game`, with `self.scores` grown to
+        as many rows as the stack (the kernels index it by row, without bounds checks)."""
+        stack, mlist, idx = game._search_arrays(kernels.MAX_PLY + 4)
+        if self.scores.shape[0] < stack.shape[0]:
+            self.scores = np.zeros((stack.shape[0], MAX_MOVES), dtype=np.int32)
+        return stack, mlist, idx
 
     def _iteration(self, stack, idx, depth, rules, mlist, last_info) -> tuple[int, int]:
         """One depth, in an aspiration window around the last score, widened until it holds.

@@ -164,12 +164,11 @@ def _null_window_node(game, depth, alpha, beta):
     from engine import search as kernels
 
     searcher = Searcher(16)
-    stack, mlist, idx = game._search_arrays(kernels.MAX_PLY + 4)
-    scores = np.zeros((stack.shape[0], searcher.scores.shape[1]), dtype=np.int32)
+    stack, mlist, idx = searcher._alpha_beta_arrays(game)
     searcher.state[:] = 0
     score = kernels.negamax(
         stack, np.int64(idx), np.int64(depth), np.int64(alpha), np.int64(beta), np.int64(1),
-        game._rules_array, mlist, scores, searcher.tt_keys, searcher.tt_data,
+        game._rules_array, mlist, searcher.scores, searcher.tt_keys, searcher.tt_data,
         searcher.killers, searcher.history, searcher.pv, searcher.pv_length, searcher.state,
         searcher.control, searcher.excluded)
     game._legal = None

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from engine.notation import placement_field
 from engine.rules import RULE_SETS, RuleSet, get_rule_set
 
-from . import safexml
+from . import safexml  # the file is parsed by defusedxml (see safexml)
 
 MAX_FILE_BYTES = 2 * 1024 * 1024  # about 58,000 moves, which replay in a few seconds
 

@@ -144,6 +144,22 @@ def format_progress(summary: Summary, played: int, total: int) -> str:
         f"{l.name} {l.points:g}/{l.games}" for l in ranked)
 
 
+def format_bar(summary: Summary) -> tuple[str, str]:
+    """The terminal progress bar's (label, postfix): for a two-engine match `A vs B` and
+    `score 4.5/12, Elo -120.4 [-308.6, +15.2]` (the first engine's points and pentanomial
+    Elo, with `, LLR -0.93` under an SPRT); for more engines `tournament` and the leader's
+    points."""
+    if summary.head is not None:
+        h = summary.head
+        text = f"score {h.points:g}/{h.games}, Elo {_interval(summary.pentanomial)}"
+        if summary.sprt is not None:
+            text += f", LLR {summary.llr:.2f}"
+        return f"{h.name} vs {summary.names[1]}", text
+    ranked = sorted(summary.lines.values(), key=lambda l: (-l.points, l.name))
+    leader = ranked[0] if ranked and ranked[0].games else None
+    return "tournament", (f"leader {leader.name} {leader.points:g}/{leader.games}" if leader else "")
+
+
 def format_summary(summary: Summary, kind: str = "round-robin") -> str:
     """The final report: match block (two engines) or ranking and crosstable."""
     out = []

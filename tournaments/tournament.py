@@ -24,6 +24,7 @@ from typing import Callable, TextIO
 
 from .engines import ConfigError, EngineConfig
 from .openings import OpeningsSpec, load, sequence
+from .progress import progress_bar
 from .referee import GameRecord, Opening, RefereeSettings, play_pair
 from .report import Summary, format_progress, format_summary, summarize
 from .stats import SprtSettings
@@ -273,11 +274,14 @@ def make_executor(cluster: str, concurrency: int, out: TextIO):
     return _DaskExecutor(cluster, concurrency)
 
 
-def run(config: TournamentConfig, out: TextIO | None = None) -> Summary:
+def run(config: TournamentConfig, out: TextIO | None = None, progress: bool | None = None) -> Summary:
     """Run (or resume) the tournament; returns the final summary.
 
     With a database (`config.db`) the tournament can be killed at any moment and run again
     with the same arguments: the stored pairs are kept and only the missing ones are played.
+    `progress`: draw a progress bar on stderr (tournaments.progress); by default when stderr
+    is a terminal and no engine traces its protocol lines there (`-debug`).  The lines
+    written to `out` are the same either way.
     """
     out = sys.stdout if out is None else out
     config.validate()
@@ -305,7 +309,13 @@ def run(config: TournamentConfig, out: TextIO | None = None) -> Summary:
             if summary.sprt_decision is not None and todo:
                 print("SPRT already decided; nothing left to play", file=out)
         else:
-            _play(config, store, todo, names, total_games, out)
+            if progress is None and any(e.debug for e in config.engines):
+                progress = False  # -debug writes protocol lines on stderr, through any bar
+            bar = progress_bar(total_games, len(stored), summary, out, progress)
+            try:
+                _play(config, store, todo, names, total_games, out, bar)
+            finally:
+                bar.close()
         summary = summarize(store.games(), names, config.sprt)
         print(format_summary(summary, config.kind), file=out)
         return summary
@@ -313,8 +323,9 @@ def run(config: TournamentConfig, out: TextIO | None = None) -> Summary:
         store.close()
 
 
-def _play(config, store, todo, names, total_games, out) -> None:
-    executor = make_executor(config.cluster, config.concurrency, out)
+def _play(config, store, todo, names, total_games, out, bar) -> None:
+    with bar.lines():  # it may print that Dask is missing
+        executor = make_executor(config.cluster, config.concurrency, out)
     window = max(1, executor.workers) * 2
     queue = list(todo)
     queue.reverse()
@@ -327,7 +338,9 @@ def _play(config, store, todo, names, total_games, out) -> None:
                 running[executor.submit(job)] = job
             if not running:
                 break
-            for future in executor.wait_any(set(running), timeout=1.0):
+            finished = executor.wait_any(set(running), timeout=1.0)
+            bar.tick()
+            for future in finished:
                 job = running.pop(future)
                 try:
                     records = executor.result(future)
@@ -339,8 +352,9 @@ def _play(config, store, todo, names, total_games, out) -> None:
                 except Exception as error:  # a worker failed: the pair is not counted
                     if type(error).__name__ == "CancelledError":  # asyncio's, from a worker
                         continue
-                    print(f"Warning: pair {job.index + 1} failed ({type(error).__name__}: {error}); "
-                          "it will be played on resume", file=out)
+                    with bar.lines():
+                        print(f"Warning: pair {job.index + 1} failed ({type(error).__name__}: {error}); "
+                              "it will be played on resume", file=out)
                     continue
                 if stop_reason is not None and len(records) < len(job.slots):
                     continue
@@ -350,22 +364,27 @@ def _play(config, store, todo, names, total_games, out) -> None:
                 if config.pgnout:
                     append_pgn(store, config.pgnout)
                 games = store.games()
-                for record in records:
-                    print(f"Finished game {job.index + 1}.{record.slot + 1} ({record.white} vs "
-                          f"{record.black}): {record.result} {{{record.reason}}}", file=out)
                 summary = summarize(games, names, config.sprt)
-                print(format_progress(summary, len(games), total_games), file=out)
-                out.flush()
+                with bar.lines():
+                    for record in records:
+                        print(f"Finished game {job.index + 1}.{record.slot + 1} ({record.white} vs "
+                              f"{record.black}): {record.result} {{{record.reason}}}", file=out)
+                    print(format_progress(summary, len(games), total_games), file=out)
+                    out.flush()
+                bar.update(len(games), summary)
                 if stop_reason is None and summary.sprt_decision is not None:
                     stop_reason = "sprt"
-                    print(f"SPRT: {summary.sprt_decision} accepted; cancelling the remaining games", file=out)
+                    with bar.lines():
+                        print(f"SPRT: {summary.sprt_decision} accepted; cancelling the remaining games",
+                              file=out)
                     executor.stop(list(running))
                     queue.clear()
                 crashed = [r for r in records if r.forfeit in ("crash", "stall")]
                 if stop_reason is None and crashed and not config.recover:
                     stop_reason = "crash"
-                    print("An engine crashed or stalled and -recover is off: stopping "
-                          "(run again to resume)", file=out)
+                    with bar.lines():
+                        print("An engine crashed or stalled and -recover is off: stopping "
+                              "(run again to resume)", file=out)
                     executor.stop(list(running))
                     queue.clear()
     except BaseException:

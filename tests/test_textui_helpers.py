@@ -14,7 +14,8 @@ ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "data" / "textui"
 TRANSCRIPTS = DATA / "transcripts"
 FILES = DATA / "files"
-SPEC = ROOT.parent / "shared" / "spec-6170"
+SAMPLE_GAME = DATA / "sample_game.xml"  # the course staff's sample game (a copy, see its header)
+SCHEMA = ROOT / "textui" / "schema" / "antichess.xsd"  # the project's game-file schema
 
 
 @dataclass
@@ -67,7 +68,7 @@ def prepare_folder(folder: Path) -> Path:
     """Copy the game-file fixtures and the staff sample game into `folder`."""
     for source in FILES.iterdir():
         shutil.copy(source, folder / source.name)
-    shutil.copy(SPEC / "sample_game.xml", folder / "sample_game.xml")
+    shutil.copy(SAMPLE_GAME, folder / "sample_game.xml")
     return folder
 
 

@@ -1,5 +1,5 @@
 """Short matches between real engine processes: our engine, Sjeng and Fairy-Stockfish
-(Debian packages `sjeng`, `fairy-stockfish`, installed in /usr/games), a deliberately broken
+(Debian packages `sjeng`, `fairy-stockfish`, in /usr/games, found on PATH), a deliberately broken
 engine, a killed and resumed tournament, an SPRT that stops a match, and a two-worker Dask
 cluster on loopback.  Time controls are tiny; each test plays a few games."""
 
@@ -25,17 +25,21 @@ ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data" / "tournaments"
 BROKEN = DATA / "broken_engine.py"
 BOOK = DATA / "antichess_4ply.epd"
-SJENG = "/usr/games/sjeng"
-FSF = "/usr/games/fairy-stockfish"
 OURS = f"{sys.executable} -m protocols.cli"
-
-# Outside CI a missing Debian engine skips its tests; under CI (which installs them, see
-# .ci/run) a missing engine fails them instead, so no skip can hide a broken install.
-IN_CI = os.environ.get("CI") == "true"
-needs_sjeng = pytest.mark.skipif(not os.access(SJENG, os.X_OK) and not IN_CI, reason="apt-get install sjeng")
-needs_fsf = pytest.mark.skipif(not os.access(FSF, os.X_OK) and not IN_CI, reason="apt-get install fairy-stockfish")
 BOARDS = {"antichess": chess.variant.AntichessBoard, "giveaway": chess.variant.GiveawayBoard,
           "suicide": chess.variant.SuicideBoard, "chess": chess.Board}
+
+
+# The Debian engines, found on PATH (.ci/run adds /usr/games): a test that needs a missing one
+# is skipped, or fails under CI=true (see `require_program` in conftest.py).
+@pytest.fixture(scope="session")
+def sjeng(require_program) -> str:
+    return require_program("sjeng")
+
+
+@pytest.fixture(scope="session")
+def fsf(require_program) -> str:
+    return require_program("fairy-stockfish")
 
 
 def _games(db: Path) -> list[dict]:
@@ -84,12 +88,11 @@ def _match(tmp_path, capsys, engines: list[list[str]], variant: str, pairs: int 
     return out, _games(db)
 
 
-@needs_sjeng
 @pytest.mark.parametrize("variant,sjeng_name", [("giveaway", "giveaway"), ("antichess", "suicide")])
-def test_ours_against_sjeng(tmp_path, capsys, variant, sjeng_name):
+def test_ours_against_sjeng(sjeng, tmp_path, capsys, variant, sjeng_name):
     out, games = _match(tmp_path, capsys, [
         ["name=ours", f"cmd={OURS}", "proto=uci", "tc=3+0.05", "timemargin=200"],
-        ["name=Sjeng", f"cmd={SJENG}", "proto=xboard", "tc=3+0.05", "timemargin=1500",
+        ["name=Sjeng", f"cmd={sjeng}", "proto=xboard", "tc=3+0.05", "timemargin=1500",
          f"variantmap={variant}:{sjeng_name}"],
     ], variant, extra=["-cluster", "local" if variant == "giveaway" else "threads"])
     assert len(games) == 2 and {g["slot"] for g in games} == {0, 1}
@@ -104,11 +107,10 @@ def test_ours_against_sjeng(tmp_path, capsys, variant, sjeng_name):
     assert len(pgn_games) == 2
 
 
-@needs_fsf
-def test_ours_against_fairy_stockfish_in_antichess(tmp_path, capsys):
+def test_ours_against_fairy_stockfish_in_antichess(fsf, tmp_path, capsys):
     out, games = _match(tmp_path, capsys, [
         ["name=ours", f"cmd={OURS}", "tc=3+0.05", "timemargin=200"],
-        ["name=FSF", f"cmd={FSF}", "option.Hash=16", "tc=3+0.05", "timemargin=200"],
+        ["name=FSF", f"cmd={fsf}", "option.Hash=16", "tc=3+0.05", "timemargin=200"],
     ], "antichess", extra=["-cluster", "threads"])
     assert len(games) == 2
     for game in games:
@@ -131,14 +133,13 @@ def test_ours_selfplay_in_rule_sets_no_other_runner_knows(tmp_path, capsys):
             assert game["termination"] in ("normal", "adjudication")
 
 
-@needs_fsf
-def test_broken_engines_forfeit_and_the_tournament_finishes(tmp_path, capsys):
+def test_broken_engines_forfeit_and_the_tournament_finishes(fsf, tmp_path, capsys):
     modes = {"illegal": ("illegal move", "illegal", "makes an illegal move: e2e5"),
              "crash": ("abandoned", "crash", "exited with status 3"),
              "hang": ("time forfeit", "time", "loses on time"),
              "garbage": ("rules infraction", "garbage", "sends garbage: 'banana'"),
              "stall": ("stalled connection", "stall", "connection stalls")}
-    argv = ["-tournament", "gauntlet", "-engine", "name=FSF", f"cmd={FSF}", "depth=1"]
+    argv = ["-tournament", "gauntlet", "-engine", "name=FSF", f"cmd={fsf}", "depth=1"]
     for mode in modes:
         argv += ["-engine", f"name={mode}", f"cmd={sys.executable} {BROKEN} {mode}", "tc=0.5",
                  "tscale=0.1"]
@@ -157,10 +158,9 @@ def test_broken_engines_forfeit_and_the_tournament_finishes(tmp_path, capsys):
     assert "FSF" in out and "Forfeits" in out
 
 
-@needs_fsf
-def test_a_crash_without_recover_stops_and_resumes(tmp_path, capsys):
+def test_a_crash_without_recover_stops_and_resumes(fsf, tmp_path, capsys):
     db = tmp_path / "stop.sqlite"
-    argv = ["-engine", "name=FSF", f"cmd={FSF}", "depth=1",
+    argv = ["-engine", "name=FSF", f"cmd={fsf}", "depth=1",
             "-engine", "name=crash", f"cmd={sys.executable} {BROKEN} crash", "tc=1",
             "-variant", "antichess", "-games", "2", "-rounds", "3", "-cluster", "threads",
             "-db", str(db)]
@@ -171,11 +171,10 @@ def test_a_crash_without_recover_stops_and_resumes(tmp_path, capsys):
     assert f"Resuming: {stored} of 6 games" in out and len(_games(db)) == 6
 
 
-@needs_fsf
-def test_killed_tournament_resumes_without_losing_or_repeating_games(tmp_path):
+def test_killed_tournament_resumes_without_losing_or_repeating_games(fsf, tmp_path):
     db, pgn = tmp_path / "kill.sqlite", tmp_path / "kill.pgn"
     argv = [sys.executable, "-m", "protocols.cli", "tournament",
-            "-engine", "name=A", f"cmd={FSF}", "depth=4", "-engine", "name=B", f"cmd={FSF}", "depth=3",
+            "-engine", "name=A", f"cmd={fsf}", "depth=4", "-engine", "name=B", f"cmd={fsf}", "depth=3",
             "-variant", "antichess", "-games", "2", "-rounds", "8", "-srand", "11",
             "-openings", f"file={BOOK}", "order=random", "-cluster", "threads",
             "-db", str(db), "-pgnout", str(pgn)]
@@ -216,13 +215,12 @@ def test_killed_tournament_resumes_without_losing_or_repeating_games(tmp_path):
     assert len(rounds) == 16 and len(set(rounds)) == 16
 
 
-@needs_fsf
 @pytest.mark.parametrize("cluster", ["threads", "local"])
-def test_a_decided_sprt_cancels_the_rest(tmp_path, capsys, cluster):
+def test_a_decided_sprt_cancels_the_rest(fsf, tmp_path, capsys, cluster):
     """The decision cancels the running and queued pairs and the run ends normally with its
     report, on threads and on the Dask LocalCluster (whose waits raise on cancelled tasks)."""
     db = tmp_path / "sprt.sqlite"
-    out = _run(["-engine", "name=FSF", f"cmd={FSF}", "depth=1",
+    out = _run(["-engine", "name=FSF", f"cmd={fsf}", "depth=1",
                 "-engine", "name=crash", f"cmd={sys.executable} {BROKEN} crash", "tc=1",
                 "-variant", "antichess", "-games", "2", "-rounds", "100", "-recover",
                 "-sprt", "elo0=0", "elo1=200", "alpha=0.05", "beta=0.05", "-concurrency", "2",
@@ -237,15 +235,14 @@ def test_a_decided_sprt_cancels_the_rest(tmp_path, capsys, cluster):
     assert llr_logistic([0, 0, 0, 0, pairs], 0, 200) >= 2.944
 
 
-@needs_fsf
-def test_two_worker_dask_cluster_on_loopback(tmp_path, capsys):
+def test_two_worker_dask_cluster_on_loopback(fsf, tmp_path, capsys):
     import distributed  # in the test extra
     cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                        host="127.0.0.1", dashboard_address=None)
     try:
         address = cluster.scheduler_address
         assert address.startswith("tcp://127.0.0.1:")
-        argv = ["-engine", "name=A", f"cmd={FSF}", "depth=3", "-engine", "name=B", f"cmd={FSF}", "depth=2",
+        argv = ["-engine", "name=A", f"cmd={fsf}", "depth=3", "-engine", "name=B", f"cmd={fsf}", "depth=2",
                 "-variant", "antichess", "-games", "2", "-rounds", "3", "-srand", "3",
                 "-openings", f"file={BOOK}", "-db"]
         remote = _run(argv + [str(tmp_path / "dask.sqlite"), "-cluster", address], capsys)

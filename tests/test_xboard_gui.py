@@ -4,15 +4,15 @@ entered with mouse clicks (xdotool), including one that breaks the forced-captur
 must be taken back.
 
 Needs the Debian packages xboard, xvfb, xauth, xdotool, imagemagick and sjeng (.ci/run
-installs them).  Outside CI the tests are skipped when they are missing; under CI a missing
-package fails them.
+installs them), with their programs on PATH (Debian puts xboard and sjeng in /usr/games).
+Outside CI the tests are skipped when one is missing; under CI=true a missing program fails
+them (see `require_program` in conftest.py).
 """
 
 from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 import time
 from pathlib import Path
@@ -22,23 +22,25 @@ import pytest
 
 from engine import Game
 
-PATH = os.environ.get("PATH", "") + ":/usr/games"
 TOOLS = ("xboard", "xvfb-run", "Xvfb", "xdotool", "import", "sjeng", "antichess")
-MISSING = [tool for tool in TOOLS if shutil.which(tool, path=PATH) is None]
 ARTIFACTS = Path(__file__).parent / "artifacts"
 
-if MISSING and os.environ.get("CI") != "true":
-    pytestmark = pytest.mark.skip(reason=f"not installed here: {', '.join(MISSING)} (CI installs them)")
+
+@pytest.fixture(scope="module", autouse=True)
+def tools(require_program):
+    """Every test here needs all of TOOLS on PATH: skipped without them, failed under CI."""
+    require_program(*TOOLS)
+
 
 FAILURES = ("Forfeit", "False illegal-move claim", "Engine did not send setup", "flag fell",
             "exited unexpectedly", "<first : Illegal move", "<second: Illegal move", "Error (")
 
 
 def xboard_env(home: Path) -> dict:
-    """A clean environment: a fresh HOME (no ~/.xboardrc), /usr/games on PATH, and the
-    engine's warm numba cache where it was (it lives under the real HOME by default)."""
+    """A clean environment: a fresh HOME (no ~/.xboardrc), the same PATH (TOOLS are on it),
+    and the engine's warm numba cache where it was (it lives under the real HOME by default)."""
     cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    env = dict(os.environ, PATH=PATH, HOME=str(home), XDG_CACHE_HOME=cache)
+    env = dict(os.environ, HOME=str(home), XDG_CACHE_HOME=cache)
     env.pop("DISPLAY", None)
     return env
 
@@ -46,7 +48,6 @@ def xboard_env(home: Path) -> dict:
 def run_match(tmp_path: Path, variant: str, second: str, games: int = 2, tc: str = "0:05", inc: str = "0.2",
               extra: tuple = ()) -> tuple[str, str, str]:
     """A headless XBoard match, our engine first; (XBoard's output, saved PGN, debug log)."""
-    assert not MISSING, f"missing: {MISSING}"
     pgn, debug = tmp_path / f"{variant}.pgn", tmp_path / f"{variant}.debug"
     command = ["xvfb-run", "-a", "-s", "-screen 0 1024x768x24", "xboard", "-saveSettingsOnExit", "false",
                "-fcp", "antichess", "-scp", second, "-variant", variant, "-mg", str(games), "-tc", tc, "-inc", inc,

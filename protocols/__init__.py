@@ -1,2 +1,3 @@
-"""Adapters between the outside world and the engine: the `antichess` command line, and
-(in later work) the UCI and CECP protocol loops.  No rules live here."""
+"""Adapters between the outside world and the engine: the UCI, CECP (xboard) and HackerRank
+protocol loops.  No rules live here, and nothing but `engine` is imported from the project
+(the `antichess` command line that starts these loops is the `antichess` package)."""

@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def run(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "protocols.cli", *args], cwd=ROOT,
+    return subprocess.run([sys.executable, "-m", "antichess", *args], cwd=ROOT,
                           capture_output=True, text=True, timeout=300)
 
 

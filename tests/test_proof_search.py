@@ -58,7 +58,7 @@ def test_root_veto_excludes_a_move_that_loses_by_force():
 
 def test_bench_signature_is_deterministic():
     def run() -> list[str]:
-        done = subprocess.run([sys.executable, "-m", "protocols.cli", "bench", "--depth", "3"], cwd=ROOT,
+        done = subprocess.run([sys.executable, "-m", "antichess", "bench", "--depth", "3"], cwd=ROOT,
                               capture_output=True, text=True, timeout=600)
         assert done.returncode == 0, done.stderr
         return done.stdout.splitlines()

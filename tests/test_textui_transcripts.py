@@ -49,7 +49,7 @@ def test_transcript_as_subprocess(name, tmp_path):
 def test_antichess_textui_command_runs_the_same_session(tmp_path):
     transcript = read_transcript(TRANSCRIPTS / "show_board.txt")
     done = run_textui([step.command for step in transcript.steps], prepare_folder(tmp_path), ["textui", "-s"],
-                      module=["-m", "protocols.cli"])
+                      module=["-m", "antichess"])
     assert done.returncode == 0, done.stderr
     assert lines_match([line for step in transcript.steps for line in step.expected], done.stdout.split("\n")[:-1])
 

@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data" / "tournaments"
 BROKEN = DATA / "broken_engine.py"
 BOOK = DATA / "antichess_4ply.epd"
-OURS = f"{sys.executable} -m protocols.cli"
+OURS = f"{sys.executable} -m antichess"
 BOARDS = {"antichess": chess.variant.AntichessBoard, "giveaway": chess.variant.GiveawayBoard,
           "suicide": chess.variant.SuicideBoard, "chess": chess.Board}
 
@@ -173,7 +173,7 @@ def test_a_crash_without_recover_stops_and_resumes(fsf, tmp_path, capsys):
 
 def test_killed_tournament_resumes_without_losing_or_repeating_games(fsf, tmp_path):
     db, pgn = tmp_path / "kill.sqlite", tmp_path / "kill.pgn"
-    argv = [sys.executable, "-m", "protocols.cli", "tournament",
+    argv = [sys.executable, "-m", "antichess", "tournament",
             "-engine", "name=A", f"cmd={fsf}", "depth=4", "-engine", "name=B", f"cmd={fsf}", "depth=3",
             "-variant", "antichess", "-games", "2", "-rounds", "8", "-srand", "11",
             "-openings", f"file={BOOK}", "order=random", "-cluster", "threads",

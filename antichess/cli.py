@@ -10,7 +10,8 @@
     antichess warmup
 
 Every error is one line on stderr (`antichess: error: ...`) and a non-zero exit status,
-never a traceback.
+never a traceback.  Run as `antichess ...` or `python -m antichess ...`.  The subcommands'
+packages are imported only when asked for, so that start-up stays fast.
 """
 
 from __future__ import annotations

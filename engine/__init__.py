@@ -9,14 +9,18 @@ Other packages use only this facade::
 
 `Game`, `Move` and `Outcome` live in `engine.game`, which loads numba; importing
 `engine` alone does not, so protocol adapters can answer a GUI before the JIT is ready.
+A program that must answer at once calls `defer_compilation()` first: the kernels then run
+as plain Python (slow but immediate) until `compile_kernels()` switches them to numba.
 """
 
+from ._jit import compile_kernels, defer_compilation, kernels_compiled
 from .rules import RULE_SETS, RuleError, RuleSet, get_rule_set, rule_set_names
 
 __all__ = [
     "Game", "Move", "Outcome", "FenError", "IllegalMoveError", "InvalidMoveError",
     "Searcher", "Limits", "SearchInfo", "SearchResult",
     "RULE_SETS", "RuleError", "RuleSet", "get_rule_set", "rule_set_names",
+    "compile_kernels", "defer_compilation", "kernels_compiled",
 ]
 
 _LAZY = {

@@ -1,4 +1,18 @@
-"""numba set-up shared by every kernel module: one decorator and a source-keyed cache.
+"""numba set-up shared by every kernel module: one decorator, a source-keyed cache, and
+kernels that can run as plain Python until they are compiled.
+
+Compiled mode (the default).  `kernel` wraps a function in a cached `numba.njit`
+dispatcher at import, as usual; `native(name, fallback)` gives numba's intrinsic.
+
+Deferred mode.  A program that must answer at once (a GUI engine starting on an empty
+cache) calls `defer_compilation()` before importing any kernel module.  Then `kernel`
+returns the function unchanged and `native` its Python fallback, so the engine imports
+without numba and its kernels run as ordinary Python: the same rules and search, about a
+thousand times slower.  `compile_kernels()` later imports numba, wraps every kernel in a
+cached dispatcher, and rebinds every engine-module global that named a plain kernel or
+fallback, so from then on every call, from Python or from another kernel, is compiled.
+The switch waits until no caller is inside `using_kernels()`: an interpreted search never
+calls compiled kernels half-way with argument types the compiled code was not built for.
 
 numba keys each cached function to its own file's source only, so a kernel in one file
 keeps stale machine code after an edit to a kernel it calls in another file.  The cache
@@ -9,18 +23,30 @@ always finds its cache.  Set ANTICHESS_CACHE_DIR to move the cache root.
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import hashlib
 import os
+import sys
+import threading
+from importlib import metadata
 from pathlib import Path
-
-import numba
 
 ENGINE_DIR = Path(__file__).resolve().parent
 
 
+def _numba_version() -> str:
+    try:
+        return metadata.version("numba")
+    except metadata.PackageNotFoundError:  # numba installed without metadata: ask it
+        import numba
+
+        return numba.__version__
+
+
 def source_hash(directory: Path = ENGINE_DIR) -> str:
     """A short hash of the engine's Python sources (in `directory`) and the numba version."""
-    digest = hashlib.sha256(numba.__version__.encode())
+    digest = hashlib.sha256(_numba_version().encode())
     for path in sorted(Path(directory).glob("*.py")):
         digest.update(path.name.encode())
         digest.update(path.read_bytes())
@@ -37,10 +63,172 @@ def cache_root() -> Path:
 
 
 CACHE_DIR = cache_root() / source_hash()
-numba.config.CACHE_DIR = str(CACHE_DIR)
+COMPLETE_MARKER = CACHE_DIR / "complete"  # written by engine.warmup once every kernel is cached
+
+
+class _State:
+    """Which mode the kernels are in, and who is using interpreted kernels right now."""
+
+    def __init__(self):
+        self.deferred = False
+        self.compiled = False  # numba dispatchers are bound (compiled mode, or after the switch)
+        self.kernels: list[tuple[dict, str, object]] = []  # (module globals, name, function)
+        self.fallbacks: list[tuple[dict, str, str, object]] = []  # (globals, name, intrinsic, function)
+        self.users = 0
+        self.condition = threading.Condition()
+
+
+_state = _State()
+
+
+def _numba():
+    """Import numba with its cache directory set (the first import costs about 0.3 s).
+
+    numba's NumPy support asks whether SciPy's BLAS is there when it first loads, and where
+    SciPy is installed that import (scipy.linalg) costs 0.25 s here, a third of a warm
+    start.  The kernels use no BLAS, so unless scipy.linalg is already loaded the question is
+    answered "not installed" (a None entry in sys.modules), removed again at once.
+    """
+    import numba
+
+    numba.config.CACHE_DIR = str(CACHE_DIR)
+    if "numba.np.arraymath" not in sys.modules and "scipy.linalg" not in sys.modules:
+        sys.modules["scipy.linalg"] = None
+        try:
+            import numba.np.arraymath  # noqa: F401  (decides numba's BLAS support once)
+        finally:
+            if sys.modules.get("scipy.linalg", 0) is None:
+                del sys.modules["scipy.linalg"]
+    return numba
+
+
+def _njit(function):
+    return _numba().njit(cache=True, nogil=True)(function)
+
+
+def defer_compilation() -> None:
+    """Run the kernels as plain Python until `compile_kernels()`.  Only effective before the
+    first kernel module is imported; afterwards the kernels stay as they are."""
+    if not _state.kernels and not _state.compiled:
+        _state.deferred = True
+
+
+def kernels_compiled() -> bool:
+    """True when calls go to numba's compiled kernels (always, unless deferred)."""
+    return _state.compiled or not _state.deferred
 
 
 def kernel(function):
-    """Compile `function` with numba in nopython mode, cached on disk under CACHE_DIR."""
-    return numba.njit(cache=True, nogil=True)(function)
+    """Mark `function` as a kernel: compiled in nopython mode and cached on disk under
+    CACHE_DIR, or left as plain Python while compilation is deferred."""
+    module_globals = sys.modules[function.__module__].__dict__
+    if not _state.deferred:
+        _state.compiled = True
+        return _njit(function)
+    _state.kernels.append((module_globals, function.__name__, function))
+    return function
 
+
+def native(name: str, fallback):
+    """The numba intrinsic `name` (see `_intrinsics`), or its Python `fallback` while
+    compilation is deferred; `fallback` must compute the same value."""
+    module_globals = sys.modules[fallback.__module__].__dict__
+    if not _state.deferred:
+        _state.compiled = True
+        return _intrinsics()[name]
+    _state.fallbacks.append((module_globals, fallback.__name__, name, fallback))
+    return fallback
+
+
+@contextlib.contextmanager
+def using_kernels():
+    """Hold off the switch to compiled kernels while the block calls kernels (re-entrant)."""
+    if _state.compiled or not _state.deferred:
+        yield
+        return
+    with _state.condition:
+        _state.users += 1
+    try:
+        yield
+    finally:
+        with _state.condition:
+            _state.users -= 1
+            _state.condition.notify_all()
+
+
+def uses_kernels(function):
+    """Decorator: run `function` inside `using_kernels()` while the kernels are interpreted."""
+    @functools.wraps(function)
+    def wrapper(*args, **kwargs):
+        if _state.compiled or not _state.deferred:
+            return function(*args, **kwargs)
+        with using_kernels():
+            return function(*args, **kwargs)
+
+    return wrapper
+
+
+def compile_kernels() -> None:
+    """Switch every deferred kernel to its cached numba dispatcher (idempotent).  Compiling
+    (or loading from the cache) happens on each kernel's first call, as in compiled mode."""
+    if _state.compiled or not _state.deferred:
+        return
+    intrinsics = _intrinsics()
+    replacement = {id(function): _njit(function) for _, _, function in _state.kernels}
+    replacement.update({id(function): intrinsics[name] for _, _, name, function in _state.fallbacks})
+    plain = {id(function): function for _, _, function in _state.kernels}
+    plain.update({id(function): function for _, _, _, function in _state.fallbacks})
+    with _state.condition:
+        _state.condition.wait_for(lambda: _state.users == 0)
+        for module in list(sys.modules.values()):
+            if module is None or not getattr(module, "__name__", "").startswith(__package__ + "."):
+                continue
+            namespace = module.__dict__
+            for name, value in list(namespace.items()):
+                if id(value) in replacement and plain[id(value)] is value:
+                    namespace[name] = replacement[id(value)]
+        _state.compiled = True
+
+
+_INTRINSICS: dict = {}
+
+
+def _intrinsics() -> dict:
+    """The LLVM intrinsics the kernels use, built once numba is imported."""
+    if _INTRINSICS:
+        return _INTRINSICS
+    _numba()
+    from llvmlite import ir
+    from numba import types
+    from numba.core import cgutils
+    from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
+    from numba.extending import intrinsic
+
+    @intrinsic
+    def popcount(typingctx, bitboard):
+        """Number of set bits of a uint64 (LLVM ctpop)."""
+        sig = types.uint64(types.uint64)
+
+        def codegen(context, builder, signature, args):
+            function = builder.module.declare_intrinsic("llvm.ctpop", [ir.IntType(64)])
+            return builder.call(function, [args[0]])
+
+        return sig, codegen
+
+    @intrinsic
+    def atomic_load(typingctx, array, index):
+        """array[index] read with an atomic (monotonic) load, never cached in a register."""
+        sig = types.int64(array, index)
+
+        def codegen(context, builder, signature, args):
+            array_type = signature.args[0]
+            array_value = context.make_array(array_type)(context, builder, args[0])
+            pointer = cgutils.get_item_pointer(context, builder, array_type, array_value, [args[1]],
+                                               wraparound=False)
+            return builder.load_atomic(pointer, "monotonic", 8)
+
+        return sig, codegen
+
+    _INTRINSICS.update(popcount=popcount, atomic_load=atomic_load, trailing_zeros=trailing_zeros,
+                       leading_zeros=leading_zeros)
+    return _INTRINSICS

@@ -11,12 +11,8 @@ int64, so the constants ONE, ZERO, ... are used instead.
 from __future__ import annotations
 
 import numpy as np
-from llvmlite import ir
-from numba import types
-from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
-from numba.extending import intrinsic
 
-from ._jit import kernel
+from ._jit import kernel, native
 
 ZERO = np.uint64(0)
 ONE = np.uint64(1)
@@ -64,16 +60,25 @@ def parse_square(text: str) -> int:
 # Intrinsics
 
 
-@intrinsic
-def popcount(typingctx, bitboard):
-    """Number of set bits of a uint64 (LLVM ctpop)."""
-    sig = types.uint64(types.uint64)
+def _trailing_zeros(bitboard):
+    """Number of zero bits below the lowest set bit (Python stand-in for LLVM cttz)."""
+    value = int(bitboard)
+    return np.uint64((value & -value).bit_length() - 1)
 
-    def codegen(context, builder, signature, args):
-        function = builder.module.declare_intrinsic("llvm.ctpop", [ir.IntType(64)])
-        return builder.call(function, [args[0]])
 
-    return sig, codegen
+def _leading_zeros(bitboard):
+    """Number of zero bits above the highest set bit (Python stand-in for LLVM ctlz)."""
+    return np.uint64(64 - int(bitboard).bit_length())
+
+
+def _popcount(bitboard):
+    """Number of set bits of a uint64 (Python stand-in for LLVM ctpop)."""
+    return np.uint64(int(bitboard).bit_count())
+
+
+trailing_zeros = native("trailing_zeros", _trailing_zeros)
+leading_zeros = native("leading_zeros", _leading_zeros)
+popcount = native("popcount", _popcount)
 
 
 @kernel

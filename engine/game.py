@@ -12,6 +12,7 @@ from .bitboards import (
     P_KEY, P_PLY, P_SIDE, PASS_MOVE, PAWN, PIECE_LETTERS, POS_SIZE, QUEEN, ROOK, DARK_SQUARES,
     parse_square, square_name,
 )
+from ._jit import uses_kernels
 from .fen import FenError, format_fen, parse_fen
 from .rules import R_MUST_CAPTURE, REASONS, RuleSet, get_rule_set
 
@@ -132,6 +133,7 @@ class Game:
         """The canonical name of the rule set."""
         return self.rules.name
 
+    @uses_kernels
     def set_fen(self, fen: str) -> None:
         """Start from `fen` with an empty history; FenError (game unchanged) if invalid."""
         row = parse_fen(fen, self.rules)
@@ -192,10 +194,12 @@ class Game:
         """Number of pieces `color` ('white' or 'black') has on the board."""
         return int(self._row()[(0 if color == "white" else 1) * 8 + OCC]).bit_count()
 
+    @uses_kernels
     def is_check(self) -> bool:
         """True if the side to move's royal king is attacked."""
         return bool(movegen.check_state(self._row(), self._rules_array) & 1)
 
+    @uses_kernels
     def is_anticheck(self) -> bool:
         """True if the side to move's anti-king is attacked by no enemy piece."""
         return bool(movegen.check_state(self._row(), self._rules_array) & 2)
@@ -209,6 +213,7 @@ class Game:
 
     # -- moves -------------------------------------------------------------------------
 
+    @uses_kernels
     def legal_moves(self) -> list[Move]:
         """Every move the side to move may play (the pass alone when it must pass;
         none when the game is over by rule)."""
@@ -226,6 +231,7 @@ class Game:
             return False
         return True
 
+    @uses_kernels
     def parse_move(self, move: Move | str) -> Move:
         """The legal Move meant by `move`.
 
@@ -280,6 +286,7 @@ class Game:
             return "in check"
         return "not a legal move"
 
+    @uses_kernels
     def push(self, move: Move | str) -> Move:
         """Play `move` (validated; see parse_move) and return it as a Move."""
         legal_move = self.parse_move(move)
@@ -300,6 +307,7 @@ class Game:
 
     # -- results -----------------------------------------------------------------------
 
+    @uses_kernels
     def outcome(self, claim_draw: bool = False) -> Outcome | None:
         """How the game has ended, or None while it goes on.
 
@@ -373,6 +381,7 @@ class Game:
 
     # -- perft -------------------------------------------------------------------------
 
+    @uses_kernels
     def perft(self, depth: int) -> int:
         """Leaf nodes `depth` plies below the current position (0 <= depth <= 30)."""
         depth = _check_depth(depth)
@@ -384,6 +393,7 @@ class Game:
         self._legal = None
         return int(nodes)
 
+    @uses_kernels
     def perft_divide(self, depth: int) -> list[tuple[Move, int]]:
         """(root move, leaf nodes below it) for every legal move, for depth >= 1."""
         depth = _check_depth(depth)

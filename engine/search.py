@@ -3,7 +3,8 @@
 Iterative deepening runs in Python (`engine.searcher`), one kernel call per depth, so the
 protocol adapters get an `info` line per iteration.  The kernels release the GIL; another
 thread stops them by writing control[CONTROL_STOP] = 1, which they read with an atomic
-load every few thousand nodes (a plain load could be hoisted out of the loop).
+load (a plain load could be hoisted out of the loop) whenever the node count has no bit of
+control[CONTROL_CHECK_MASK] set: every 2048 nodes compiled, every node interpreted.
 
 Arrays (all preallocated by `engine.searcher.Searcher`):
 - stack, mlist: as in engine.movegen; `scores` int32[rows, MAX_MOVES] for move ordering.
@@ -11,17 +12,14 @@ Arrays (all preallocated by `engine.searcher.Searcher`):
 - killers int32[MAX_PLY, 2], history int32[2, 64, 64].
 - pv int32[MAX_PLY, MAX_PLY], pv_length int64[MAX_PLY].
 - state int64[STATE_SIZE]: counters written by the kernel (nodes, seldepth, best move...).
-- control int64[CONTROL_SIZE]: written by Python (stop flag, node limit).
+- control int64[CONTROL_SIZE]: written by Python (stop flag, node limit, check mask).
 """
 
 from __future__ import annotations
 
 import numpy as np
-from numba import types
-from numba.core import cgutils
-from numba.extending import intrinsic
 
-from ._jit import kernel
+from ._jit import kernel, native
 from .bitboards import (
     ANTIKING, BISHOP, CAPTURE_FLAG, KING, KING_ATTACKS, KNIGHT, KNIGHT_ATTACKS, MOVE_PASS, NO_SQUARE,
     OCC, ONE, P_CASTLE, P_EP, P_HALFMOVE, P_KEY, P_SIDE, PAWN, PAWN_DIAGONAL, PAWN_FORWARD, QUEEN,
@@ -46,9 +44,9 @@ BOUND_EXACT, BOUND_LOWER, BOUND_UPPER = 1, 2, 3
 
 STATE_NODES, STATE_SELDEPTH, STATE_BEST_MOVE, STATE_ROOT_DONE, STATE_STOPPED = range(5)
 STATE_SIZE = 8
-CONTROL_STOP, CONTROL_NODE_LIMIT = range(2)
+CONTROL_STOP, CONTROL_NODE_LIMIT, CONTROL_CHECK_MASK = range(3)
 CONTROL_SIZE = 4
-CHECK_INTERVAL = 2047
+CHECK_INTERVAL = 2047  # control[CONTROL_CHECK_MASK] for compiled kernels
 
 # Piece values (pawn, knight, bishop, rook, queen, king, anti-king).
 CHESS_VALUES = np.array([100, 320, 330, 500, 900, 0, 0], dtype=np.int64)
@@ -73,19 +71,12 @@ for _table in (CHESS_VALUES, LOSING_VALUES, CENTER, MVV):
     _table.setflags(write=False)
 
 
-@intrinsic
-def atomic_load(typingctx, array, index):
-    """array[index] read with an atomic (monotonic) load, never cached in a register."""
-    sig = types.int64(array, index)
+def _atomic_load(array, index):
+    """array[index], read atomically (monotonic) and never kept in a register when compiled."""
+    return array[index]
 
-    def codegen(context, builder, signature, args):
-        array_type = signature.args[0]
-        array_value = context.make_array(array_type)(context, builder, args[0])
-        pointer = cgutils.get_item_pointer(context, builder, array_type, array_value, [args[1]],
-                                           wraparound=False)
-        return builder.load_atomic(pointer, "monotonic", 8)
 
-    return sig, codegen
+atomic_load = native("atomic_load", _atomic_load)
 
 
 # ---------------------------------------------------------------------------------------
@@ -179,17 +170,9 @@ def pseudo_legal_is_legal(rules):
 
 
 @kernel
-def count_moves(pos, rules):
-    """Number of legal moves where every pseudo-legal move is legal (no royal king, no anti-kings).
-
-    Equal to `gen_legal`'s count in those rule sets (tested), without writing a move list.
-    """
-    return count_moves_and_captures(pos, rules)[0]
-
-
-@kernel
 def count_moves_and_captures(pos, rules):
-    """(legal moves, captures among them) where every pseudo-legal move is legal, as `count_moves`."""
+    """(legal moves, captures among them) where every pseudo-legal move is legal (no royal
+    king, no anti-kings): equal to `gen_legal`'s counts there (tested), without a move list."""
     us = np.int64(pos[P_SIDE])
     them = 1 - us
     ours = us * 8
@@ -458,7 +441,7 @@ def _should_stop(state, control):
     if state[STATE_STOPPED]:
         return True
     nodes = state[STATE_NODES]
-    if nodes & CHECK_INTERVAL == 0:
+    if nodes & control[CONTROL_CHECK_MASK] == 0:
         if atomic_load(control, np.int64(CONTROL_STOP)) != 0:
             state[STATE_STOPPED] = 1
             return True

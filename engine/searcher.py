@@ -17,6 +17,7 @@ import numpy as np
 
 from . import proof as proof_kernels
 from . import search as kernels
+from ._jit import kernels_compiled, uses_kernels
 from .bitboards import MAX_MOVES
 from .game import Game, Move
 
@@ -46,7 +47,7 @@ class Limits:
     movestogo: int | None = None
     infinite: bool = False
     overhead: float = 0.03
-    proof: bool = True  # proof-number search at the root in compulsory-capture rule sets
+    proof: bool = True  # proof-number search at the root in compulsory-capture rule sets (compiled only)
 
 
 @dataclass
@@ -110,6 +111,7 @@ class Searcher:
         """Ask a running search to return as soon as possible (thread-safe, idempotent)."""
         self.control[kernels.CONTROL_STOP] = 1
 
+    @uses_kernels
     def prove(self, game: Game, prover: str, max_nodes: int) -> tuple[int, list[tuple[Move, int, int]]]:
         """Proof-number search: can `prover` ('white'/'black') force a win from the current position?
 
@@ -167,6 +169,7 @@ class Searcher:
         soft = min(target, hard)
         return max(0.002, soft), max(0.005, hard)
 
+    @uses_kernels
     def search(self, game: Game, limits: Limits | None = None,
                on_info: Callable[[SearchInfo], None] | None = None) -> SearchResult:
         """Search the current position of `game` (left unchanged) within `limits`."""
@@ -178,6 +181,8 @@ class Searcher:
         started = time.perf_counter()
         self.control[kernels.CONTROL_STOP] = 0
         self.control[kernels.CONTROL_NODE_LIMIT] = limits.nodes or 0
+        compiled = kernels_compiled()
+        self.control[kernels.CONTROL_CHECK_MASK] = kernels.CHECK_INTERVAL if compiled else 0
         legal = game.legal_moves()
         if not legal:
             return SearchResult(None, None, None)
@@ -199,7 +204,7 @@ class Searcher:
         last_info = None
         try:
             bounded = limits.depth is not None or limits.nodes is not None
-            if (limits.proof and not bounded and game.rules.must_capture and len(legal) > 1
+            if (limits.proof and compiled and not bounded and game.rules.must_capture and len(legal) > 1
                     and (soft or limits.infinite)):
                 budget = int(PROOF_RATE * PROOF_SHARE * soft) if soft else 1_000_000
                 proven = self._proof_stage(game, legal, budget, started)

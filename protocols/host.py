@@ -22,6 +22,7 @@ import threading
 import time
 from typing import Callable, Iterable
 
+from engine import defer_compilation
 from engine.rules import RULE_SETS, RuleError, get_rule_set
 
 ENGINE_NAME = "antichess-engine 0.1"
@@ -56,14 +57,24 @@ def clean_line(raw: bytes | str) -> str:
 
 
 class Loader:
-    """Imports the numba-backed engine modules and loads every kernel from the disk cache,
-    in a background thread, so the first `go` does not pay for it."""
+    """Makes the compiled engine ready in the background, while the adapter already answers
+    and plays with the interpreted kernels (`engine.defer_compilation`).
 
-    def __init__(self):
+    With a warm cache it loads every kernel from disk (well under a second); on an empty one
+    (the first start after an install or an engine update) it first compiles them in a
+    worker process (about 25 s), reporting progress through `on_progress(text)`.  If that
+    fails, it compiles in this process; if that fails too, `error` says why and the engine
+    goes on with the interpreted kernels.
+    """
+
+    def __init__(self, on_progress: Callable[[str], None] | None = None):
         self._thread: threading.Thread | None = None
+        self._decided = threading.Event()  # set once `compiling` is known
         self._done = threading.Event()
+        self.compiling = False
         self.error: BaseException | None = None
         self.seconds = 0.0
+        self.on_progress = on_progress
 
     def start(self) -> None:
         """Begin loading (idempotent)."""
@@ -76,16 +87,55 @@ class Loader:
         self.start()
         self._done.wait()
 
+    def wait_unless_compiling(self) -> None:
+        """Block while the kernels load from a warm cache; return at once while they compile
+        (the interpreted kernels answer meanwhile)."""
+        self.start()
+        self._decided.wait()
+        if not self.compiling:
+            self._done.wait()
+
     @property
     def ready(self) -> bool:
         """True once loading has finished (successfully or not)."""
         return self._done.is_set()
 
+    def _report(self, text: str) -> None:
+        if self.on_progress is not None:
+            self.on_progress(text)
+
+    def _compile(self) -> None:
+        from engine.warmup import cache_is_complete, compile_in_subprocess
+
+        from engine import kernels_compiled
+
+        self.compiling = not kernels_compiled() and not cache_is_complete()
+        self._decided.set()
+        if not self.compiling:
+            return
+        self._report("compiling the engine's kernels (once per install, about 25 s); "
+                     "playing with interpreted kernels meanwhile")
+        shown = [0]
+
+        def progress(done: int, total: int, name: str) -> None:
+            percent = 100 * done // max(1, total)
+            if percent >= shown[0] + 25:
+                shown[0] = percent - percent % 25
+                self._report(f"compiling kernels: {done}/{total}")
+
+        try:
+            seconds = compile_in_subprocess(progress)
+            self._report(f"kernels compiled in {seconds:.1f} s")
+        except (OSError, RuntimeError) as error:
+            self._report(f"{error}; compiling in this process instead")
+
     def _load(self) -> None:
         started = time.perf_counter()
         try:
-            from engine import Game, Limits, Searcher
+            self._compile()
+            from engine import Game, Limits, Searcher, compile_kernels
 
+            compile_kernels()
             # Touch the kernels a game uses so they are loaded now, not on the first move.
             game = Game("antichess")
             game.legal_moves()
@@ -97,6 +147,7 @@ class Loader:
             self.error = error
         finally:
             self.seconds = time.perf_counter() - started
+            self._decided.set()
             self._done.set()
 
 
@@ -136,7 +187,9 @@ class Adapter:
         self._write = write
         self._write_lock = threading.Lock()
         self._events: queue.Queue = queue.Queue()
-        self.loader = Loader()
+        defer_compilation()  # answer at once; the loader compiles or loads in the background
+        self.loader = Loader(self.report_progress)
+        self._load_error_reported = False
         self.job: Job | None = None
         self.finished = False
         self._searcher = None
@@ -199,6 +252,10 @@ class Adapter:
         """Tell the GUI about bad input or a failure, in the protocol's way."""
         raise NotImplementedError
 
+    def report_progress(self, message: str) -> None:  # pragma: no cover - abstract
+        """Tell the GUI what the engine is busy with (called from the loader thread)."""
+        raise NotImplementedError
+
     def quit(self) -> None:
         """Stop any job (its output is discarded unless the subclass says otherwise) and end."""
         self.stop_job(discard=True)
@@ -207,11 +264,14 @@ class Adapter:
     # -- engine ------------------------------------------------------------------------
 
     def engine_ready(self) -> bool:
-        """Wait for the loader; False (and an error reported) if the engine cannot load."""
-        self.loader.wait()
-        if self.loader.error is not None:
-            self.report_error(f"engine failed to load: {self.loader.error}")
-            return False
+        """Wait for the loader while it loads a warm cache, never while it compiles (the
+        interpreted kernels answer meanwhile).  If the compiled kernels could not be made,
+        says so once; the engine goes on interpreted, so this is always True."""
+        self.loader.wait_unless_compiling()
+        if self.loader.error is not None and not self._load_error_reported:
+            self._load_error_reported = True
+            self.report_error(f"compiled kernels unavailable ({self.loader.error}); "
+                              "going on with the interpreted kernels")
         return True
 
     @property

@@ -86,6 +86,10 @@ class UciAdapter(Adapter):
         """Bad input or failure: one `info string` line."""
         self.send(f"info string error: {message}")
 
+    def report_progress(self, message: str) -> None:
+        """What the engine is busy with (compiling its kernels): one `info string` line."""
+        self.send(f"info string {message}")
+
     @property
     def game(self):
         """The current position (created from the rule set's start on first use)."""

@@ -167,6 +167,11 @@ class CecpAdapter(Adapter):
         """Bad input or failure: `Error (reason): ...`."""
         self.send(f"Error ({message})")
 
+    def report_progress(self, message: str) -> None:
+        """What the engine is busy with (compiling its kernels): a `#` line, which XBoard
+        shows in its debug log only."""
+        self.send(f"# {message}")
+
     def error(self, kind: str, command: str) -> None:
         """The spec's error line: `Error (kind): command`."""
         self.send(f"Error ({kind}): {command[:200]}")

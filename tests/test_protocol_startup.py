@@ -70,3 +70,71 @@ def test_end_of_input_before_any_command_exits_cleanly():
     engine = EngineDriver.subprocess(["antichess"])
     assert engine.close(timeout=10) == 0
     assert engine.output == []
+
+
+def _wait_for_file(path, timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if path.exists():
+            return True
+        time.sleep(0.2)
+    return False
+
+
+def test_first_start_on_an_empty_cache_plays_at_once_and_compiles_in_the_background(tmp_path):
+    """An empty kernel cache: `readyok` and a legal `bestmove` within its time budget come at
+    once (interpreted kernels), the GUI is told about the compilation, which runs in a
+    worker process; the engine then plays compiled, and the next start only loads."""
+    import os
+
+    env = dict(os.environ, ANTICHESS_CACHE_DIR=str(tmp_path))
+    engine = EngineDriver.subprocess(["antichess", "uci"], env=env)
+    started = time.monotonic()
+    engine.send("uci", "isready")
+    engine.expect("readyok", timeout=10)
+    ready = time.monotonic() - started
+    engine.wait_for(lambda line: line.startswith("info string compiling the engine's kernels"), timeout=10)
+    engine.send("setoption name UCI_Variant value antichess", "position startpos moves e2e3")
+    sent = time.monotonic()
+    engine.send("go movetime 100")
+    best = engine.expect_prefix("bestmove", timeout=10)
+    answered = time.monotonic() - sent
+    game = Game("antichess")
+    game.push("e2e3")
+    assert game.is_legal(best.split()[1])
+    assert ready < 2.0, ready  # measured about 0.1 s
+    assert answered < 1.0, answered  # movetime 100 ms: kept while compiling (measured about 0.2 s)
+
+    engine.expect_prefix("info string kernels compiled in", timeout=300)
+    mark = engine.mark()
+    engine.send("isready")
+    engine.expect("readyok", timeout=30, start=mark)
+    engine.send("go depth 6")
+    best = engine.expect_prefix("bestmove", timeout=60, start=mark)
+    assert game.is_legal(best.split()[1])
+    engine.send("quit")
+    assert engine.close(timeout=10) == 0
+    assert [path.name for path in tmp_path.glob("*/complete")] == ["complete"]
+
+    second = EngineDriver.subprocess(["antichess", "uci"], env=env)
+    second.send("uci", "isready")
+    second.expect("readyok", timeout=30)
+    second.send("quit")
+    assert second.close(timeout=10) == 0
+    assert not any("compiling" in line for line in second.output), second.output
+
+
+def test_a_quit_during_the_first_compilation_still_completes_the_cache(tmp_path):
+    """The worker outlives an engine that quits early, so the next start finds the cache."""
+    import os
+
+    env = dict(os.environ, ANTICHESS_CACHE_DIR=str(tmp_path))
+    engine = EngineDriver.subprocess(["antichess", "xboard"], env=env)
+    engine.send("xboard", "protover 2")
+    engine.expect("feature done=1", timeout=10)  # at once, not after the compilation
+    engine.expect_prefix("# compiling the engine's kernels", timeout=10)
+    engine.send("quit")
+    assert engine.close(timeout=10) == 0
+    from engine._jit import source_hash
+
+    assert _wait_for_file(tmp_path / source_hash() / "complete", timeout=300)

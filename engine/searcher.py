@@ -11,7 +11,7 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
@@ -19,7 +19,10 @@ from . import proof as proof_kernels
 from . import search as kernels
 from ._jit import kernels_compiled, uses_kernels
 from .bitboards import MAX_MOVES
-from .game import Game, Move
+from .moves import Move
+
+if TYPE_CHECKING:  # annotations only: the game facade imports this module, not the reverse
+    from .game import Game
 
 MAX_DEPTH = kernels.MAX_PLY - 12
 PROOF_CAPACITY = 2_000_000  # proof-tree nodes (about 64 MB)

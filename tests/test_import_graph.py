@@ -144,3 +144,15 @@ def test_the_command_line_is_its_own_package():
     assert (ROOT / "antichess" / "cli.py").is_file() and (ROOT / "antichess" / "__main__.py").is_file()
     text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
     assert 'antichess = "antichess.cli:main"' in text
+
+
+def test_the_search_does_not_import_the_game_facade():
+    """Inside `engine` the dependency is one-way: `engine.game` (whose `Game.search` calls the
+    Searcher) imports `engine.searcher`, never the reverse; moves come from `engine.moves`."""
+    import subprocess
+
+    probe = "import sys, engine.searcher; print('engine.game' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "False"

@@ -105,10 +105,22 @@ def _bench(args: argparse.Namespace) -> None:
 
 
 def _warmup(args: argparse.Namespace) -> None:
+    """Compile every kernel; a progress bar on a terminal, one line per kernel otherwise."""
     from engine._jit import CACHE_DIR
-    from engine.warmup import warmup
+    from engine.warmup import kernel_count, warmup
 
-    seconds = warmup()
+    if sys.stderr.isatty():
+        from tqdm import tqdm
+
+        with tqdm(total=kernel_count(), desc="compiling kernels", unit="kernel", leave=False) as bar:
+            def progress(done: int, total: int, name: str) -> None:
+                bar.set_postfix_str(name, refresh=False)
+                bar.update(done - bar.n)
+
+            seconds = warmup(progress)
+    else:
+        seconds = warmup(lambda done, total, name: print(f"compiled {done}/{total} {name}",
+                                                         file=sys.stderr, flush=True))
     print(f"engine kernels ready in {seconds:.1f} s (cache: {CACHE_DIR})")
 
 

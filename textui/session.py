@@ -3,7 +3,7 @@
 `TextUI.execute(line)` runs one command line and returns the lines to print.  The rules
 all come from the engine (legal moves, passes, game ends); this module only keeps the
 players, the clocks and the recorded move history, and formats answers.  Exact strings
-and behaviours follow shared/decisions.md ("TextUI"); docs/textui.md is the reference.
+and behaviours follow the project's decisions ("TextUI"); docs/textui.md is the reference.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@
     antichess textui [-s]     the MIT 6.170 TextUI
     antichess tournament ...  engine-vs-engine matches (cutechess-cli options); see docs/tournaments.md
     antichess bench [--depth N]  fixed search workload: node signature and speed
-    antichess perft --variant V [--fen FEN] --depth N [--divide]
+    antichess perft --variant V [--fen FEN] [--moves M ...] --depth N [--divide]   (Ctrl-C stops it at once)
     antichess warmup
 
 Every error is one line on stderr (`antichess: error: ...`) and a non-zero exit status,
@@ -42,6 +42,8 @@ def _build_parser() -> argparse.ArgumentParser:
                        help="rule set: " + ", ".join(RULE_SETS) + " (default chess)")
     perft.add_argument("--fen", help="start position (default: the rule set's start position)")
     perft.add_argument("--depth", required=True, help="plies to search, 0 to 30")
+    perft.add_argument("--moves", nargs="*", default=[], metavar="MOVE",
+                       help="moves played from the start position before counting (UCI notation)")
     perft.add_argument("--divide", action="store_true", help="print the count below each root move")
 
     commands.add_parser("warmup", help="compile the engine's kernels into the disk cache")
@@ -69,24 +71,74 @@ def _perft(args: argparse.Namespace) -> None:
         raise CommandError(f"depth must be an integer, got {args.depth!r}") from None
 
     from engine import FenError, Game
+    from engine.game import MAX_PERFT_DEPTH
 
+    if not 0 <= depth <= MAX_PERFT_DEPTH:
+        raise CommandError(f"depth must be between 0 and {MAX_PERFT_DEPTH}, got {depth}")
     try:
         game = Game(rules, args.fen)
     except FenError as error:
-        raise CommandError(f"invalid FEN: {error}") from None
-    try:  # the depth's range is the engine's (engine.game.MAX_PERFT_DEPTH), checked before counting
-        if args.divide and depth >= 1:
-            rows = sorted(game.perft_divide(depth), key=lambda pair: pair[0].uci())
-            total = sum(nodes for _, nodes in rows)
-        else:
-            rows, total = [], game.perft(depth)
-    except ValueError as error:
-        raise CommandError(str(error)) from None
+        raise CommandError(f"invalid FEN {args.fen!r}: {error}") from None
+    for text in args.moves:
+        try:
+            game.push(text)
+        except ValueError as error:
+            reason = getattr(error, "reason", None) or str(error)
+            raise CommandError(f"move {text!r} after {' '.join(m.uci() for m in game.move_stack) or 'the start'}: "
+                               f"{reason}") from None
+    if args.divide and depth >= 1:
+        rows = sorted(_stoppable(lambda stop: game.perft_divide(depth, stop)), key=lambda pair: pair[0].uci())
+        total = sum(nodes for _, nodes in rows)
+    else:
+        rows, total = [], _stoppable(lambda stop: game.perft(depth, stop))
     for move, nodes in rows:
         print(f"{move.uci()}: {nodes}")
     if rows:
         print()
     print(f"Nodes searched: {total}")
+
+
+def _stoppable(count):
+    """Run `count(stop)` (a perft) in a worker thread while this thread waits, so that a
+    Ctrl-C (SIGINT) is handled at once: the handler sets the StopFlag, the kernel returns
+    within microseconds, and KeyboardInterrupt is raised here (exit status 130)."""
+    import signal
+    import threading
+
+    from engine.game import PerftStopped, StopFlag
+
+    stop = StopFlag()
+    outcome: dict = {}
+
+    def work() -> None:
+        try:
+            outcome["value"] = count(stop)
+        except BaseException as error:  # handed to the waiting thread
+            outcome["error"] = error
+
+    def interrupted(signum, frame) -> None:
+        stop.set()
+
+    worker = threading.Thread(target=work, name="perft", daemon=True)
+    try:
+        previous = signal.signal(signal.SIGINT, interrupted)
+    except ValueError:  # not the main thread: no handler, the count runs to the end
+        previous = None
+    try:
+        worker.start()
+        while worker.is_alive():
+            worker.join(0.05)
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
+    error = outcome.get("error")
+    if isinstance(error, PerftStopped) or (stop.is_set() and error is None):
+        raise KeyboardInterrupt
+    if isinstance(error, ValueError):
+        raise CommandError(str(error))
+    if error is not None:
+        raise error
+    return outcome["value"]
 
 
 def _bench(args: argparse.Namespace) -> None:
@@ -161,6 +213,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"antichess: error: {error}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
+        print("antichess: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
         return 0

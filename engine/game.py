@@ -34,6 +34,27 @@ class IllegalMoveError(ValueError):
         self.reason = reason
 
 
+class PerftStopped(Exception):
+    """A perft was stopped through its StopFlag before it finished; no count is known."""
+
+
+class StopFlag:
+    """A stop request a kernel can read: one int64 that `set()` (any thread, or a signal
+    handler) turns to 1 and the perft kernel reads atomically at every interior node."""
+
+    def __init__(self):
+        self.array = np.zeros(1, dtype=np.int64)
+
+    def set(self) -> None:
+        self.array[0] = 1
+
+    def clear(self) -> None:
+        self.array[0] = 0
+
+    def is_set(self) -> bool:
+        return bool(self.array[0])
+
+
 @dataclass(frozen=True)
 class Outcome:
     """How a game ended: `winner` is 'white', 'black' or None (draw); `reason` a REASONS name."""
@@ -324,20 +345,30 @@ class Game:
     # -- perft -------------------------------------------------------------------------
 
     @uses_kernels
-    def perft(self, depth: int) -> int:
-        """Leaf nodes `depth` plies below the current position (0 <= depth <= 30)."""
+    def perft(self, depth: int, stop: StopFlag | None = None) -> int:
+        """Leaf nodes `depth` plies below the current position (0 <= depth <= 30).
+
+        `stop`: a StopFlag another thread (or a signal handler) may set to end the count
+        within a few microseconds; a stopped count raises PerftStopped (game unchanged).
+        """
         depth = _check_depth(depth)
+        flag = stop.array if stop is not None else np.zeros(1, dtype=np.int64)
+        if flag[0]:
+            raise PerftStopped()
         if depth == 0:
             return 1
         idx = len(self._moves)
         self._ensure_capacity(depth + 3)
-        nodes = movegen.perft(self._stack, np.int64(idx), np.int64(depth), self._rules_array, self._mlist)
+        nodes = movegen.perft(self._stack, np.int64(idx), np.int64(depth), self._rules_array, self._mlist, flag)
         self._legal = None
+        if flag[0]:
+            raise PerftStopped()
         return int(nodes)
 
     @uses_kernels
-    def perft_divide(self, depth: int) -> list[tuple[Move, int]]:
-        """(root move, leaf nodes below it) for every legal move, for depth >= 1."""
+    def perft_divide(self, depth: int, stop: StopFlag | None = None) -> list[tuple[Move, int]]:
+        """(root move, leaf nodes below it) for every legal move, for depth >= 1; `stop` as
+        for `perft`."""
         depth = _check_depth(depth)
         if depth == 0:
             raise ValueError("divide needs depth >= 1")
@@ -345,7 +376,7 @@ class Game:
         for move in self.legal_moves():
             self.push(move)
             try:
-                result.append((move, self.perft(depth - 1)))
+                result.append((move, self.perft(depth - 1, stop)))
             finally:
                 self.pop()
         return result

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._jit import kernel
+from ._jit import kernel, native
 from .bitboards import (
     ANTIKING, BETWEEN, BISHOP, CAPTURE_FLAG, CASTLE_KEEP, FULL, KING, KING_ATTACKS,
     KNIGHT, KNIGHT_ATTACKS, LINE, MOVE_CASTLE, MOVE_DOUBLE, MOVE_EN_PASSANT, MOVE_PASS,
@@ -617,15 +617,31 @@ def game_status(stack, idx, rules, mlist):
     return ONGOING
 
 
+def _atomic_load(array, index):
+    """array[index], read atomically (monotonic) and never kept in a register when compiled."""
+    return array[index]
+
+
+atomic_load = native("atomic_load", _atomic_load)
+
+
 @kernel
-def perft(stack, idx, depth, rules, mlist):
-    """Number of leaf nodes `depth` (>= 1) plies below stack[idx]; the last ply is counted in bulk."""
+def perft(stack, idx, depth, rules, mlist, stop):
+    """Number of leaf nodes `depth` (>= 1) plies below stack[idx]; the last ply is counted in bulk.
+
+    `stop` is int64[1]: another thread writes stop[0] = 1 to end the count early.  Every
+    interior node reads it (atomically, so a compiled loop cannot keep it in a register)
+    and returns 0 at once when it is set; a stopped count is therefore short, and the
+    caller, which set the flag, must not report it (see `Game.perft`).
+    """
     n = legal_moves(stack, idx, rules, mlist)
     if depth <= 1:
         return np.int64(n)
+    if atomic_load(stop, np.int64(0)) != 0:
+        return np.int64(0)
     total = np.int64(0)
     child = idx + 1
     for i in range(n):
         make_move(stack, idx, child, mlist[idx, i], rules)
-        total += perft(stack, child, depth - 1, rules, mlist)
+        total += perft(stack, child, depth - 1, rules, mlist, stop)
     return total

@@ -227,8 +227,17 @@ class Adapter:
             elif kind == "settle":
                 self._settle(payload)
             else:
-                self.quit()
+                self.end_of_input()
         return 0
+
+    def end_of_input(self) -> None:
+        """Input ended without `quit`: a running perft (piped in by a script) is finished
+        and answered first; anything else ends as on `quit`."""
+        job = self.job
+        if job is not None and job.kind == "perft":
+            job.thread.join()
+            self._complete(job)
+        self.quit()
 
     def _settle(self, timeout: float) -> None:
         job = self.job
@@ -293,20 +302,21 @@ class Adapter:
 
     def stop_job(self, discard: bool, wait: bool = True) -> None:
         """Stop the running job.  With `discard` its result is dropped; otherwise it is
-        handled now (e.g. the UCI bestmove is printed) before this returns.  A perft cannot
-        be stopped: it is waited for, or with `discard` left to finish unheard."""
+        handled now (e.g. the UCI bestmove is printed) before this returns.  A search is
+        stopped through the Searcher, a perft through the StopFlag in `job.data["stop"]`
+        (its kernel returns within microseconds)."""
         job = self.job
         if job is None:
             return
         if discard:
             job.discarded = True
         job.stop_requested.set()
+        flag = job.data.get("stop")
+        if flag is not None:
+            flag.set()
         if not wait:
             return
-        if job.kind == "perft":  # perft cannot be interrupted: wait for it, or drop it
-            if discard:
-                self.job = None
-                return
+        if flag is not None:
             job.thread.join()
         while job.thread.is_alive():
             # A search that had not yet started when stop() was called clears the flag

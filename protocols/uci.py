@@ -12,6 +12,7 @@ line and changes nothing.
 
 from __future__ import annotations
 
+import re
 from typing import Callable
 
 from .host import (
@@ -50,6 +51,17 @@ def format_info(info, pv_text: list[str]) -> str:
     if pv_text:
         line += " pv " + " ".join(pv_text)
     return line
+
+
+SQUARE_RE = re.compile(r"^[a-h][1-8]$")
+
+
+def pass_alias(text: str) -> str:
+    """Fairy-Stockfish writes a pass as the king's square twice (`e1e1`): `0000` for that,
+    any other text unchanged (so an error names the move as the GUI sent it)."""
+    if len(text) == 4 and text[:2] == text[2:] and SQUARE_RE.match(text[:2]):
+        return "0000"
+    return text
 
 
 def legal_prefix(game, moves) -> list:
@@ -152,8 +164,8 @@ class UciAdapter(Adapter):
         self.quit()
 
     def quit(self) -> None:
-        """End of input or `quit`: a running search still answers its `go` (stopped at
-        once); a perft, which cannot be stopped, is finished first, as if it ran in line."""
+        """`quit` (or end of input): a running search still answers its `go`, a perft says
+        it was stopped (both stopped at once; at end of input a perft is finished first)."""
         self.stop_job(discard=False)
         super().quit()
 
@@ -266,15 +278,13 @@ class UciAdapter(Adapter):
             try:
                 game = Game(self.variant, fen)
             except (FenError, ValueError) as error:
-                self.report_error(f"invalid FEN for {self.variant}: {error}")
+                self.report_error(f"invalid FEN {(fen or 'startpos')[:120]!r} for {self.variant}: {error}")
                 return
             todo = moves
         played = 0
         for text in todo:
-            if len(text) == 4 and text[:2] == text[2:]:
-                text = "0000"  # Fairy-Stockfish's pass: the king's square twice
             try:
-                game.push(text)
+                game.push(pass_alias(text))
             except ValueError as error:
                 for _ in range(played):
                     game.pop()
@@ -362,9 +372,10 @@ class UciAdapter(Adapter):
         moves = []
         for text in texts:
             try:
-                moves.append(self.game.parse_move("0000" if len(text) == 4 and text[:2] == text[2:] else text))
-            except ValueError:
-                self.report_error(f"searchmoves: {text[:20]!r} is not a legal move here; ignored")
+                moves.append(self.game.parse_move(pass_alias(text)))
+            except ValueError as error:
+                reason = getattr(error, "reason", None) or "not a legal move here"
+                self.report_error(f"searchmoves: {text[:20]!r}: {reason}; ignored")
         return moves
 
     def _start_search(self, limits, searchmoves, ponder: bool) -> None:
@@ -401,19 +412,23 @@ class UciAdapter(Adapter):
         if not 0 <= depth <= 30:
             self.report_error(f"go perft depth must be between 0 and 30, got {depth}")
             return
+        from engine.game import StopFlag
+
         game = self.game.copy()
+        stop = StopFlag()
 
         def run(current: Job):
             if depth == 0:
                 return [], 1
-            rows = sorted(game.perft_divide(depth), key=lambda pair: pair[0].uci())
+            rows = sorted(game.perft_divide(depth, stop), key=lambda pair: pair[0].uci())
             return rows, sum(nodes for _, nodes in rows)
 
-        self.start_job(Job("perft", run))
+        self.start_job(Job("perft", run, {"stop": stop, "depth": depth}))
 
     def cmd_stop(self, rest: str) -> None:
-        """Stop thinking now; the search answers with its best move so far (a perft runs on)."""
-        if self.job is not None and self.job.kind == "search":
+        """Stop thinking now: a search answers with its best move so far, a perft with
+        `info string perft N stopped` (no counts)."""
+        if self.job is not None:
             self.stop_job(discard=False)
 
     def cmd_ponderhit(self, rest: str) -> None:
@@ -427,6 +442,11 @@ class UciAdapter(Adapter):
 
     def job_finished(self, job: Job) -> None:
         """Print a search's bestmove or a perft's counts."""
+        from engine.game import PerftStopped
+
+        if isinstance(job.error, PerftStopped):
+            self.send(f"info string perft {job.data['depth']} stopped")
+            return
         if job.error is not None:
             self.report_error(f"{job.kind} failed: {type(job.error).__name__}: {job.error}")
             if job.kind == "search":

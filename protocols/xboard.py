@@ -303,7 +303,7 @@ class CecpAdapter(Adapter):
         try:
             self._game = Game(self.variant, rest)
         except (FenError, ValueError) as error:
-            self.send(f"tellusererror Illegal position: {error}")
+            self.send(f"tellusererror Illegal position {line.partition(' ')[2].strip()[:120]!r}: {error}")
 
     def cmd_force(self, rest: str, line: str) -> None:
         """Play neither side: only record moves."""
@@ -459,10 +459,11 @@ class CecpAdapter(Adapter):
         low, high = ranges[name]
         try:
             number = int(value.strip())
-            if not low <= number <= high:
-                raise ValueError
         except ValueError:
-            self.error(f"option value out of range {low}..{high}", line)
+            self.error(f"option value {value.strip()[:40]!r} is not an integer", line)
+            return
+        if not low <= number <= high:
+            self.error(f"option value {number} out of range {low}..{high}", line)
             return
         if name == "hash":
             self.hash_mb = number

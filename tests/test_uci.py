@@ -98,7 +98,7 @@ TRANSCRIPTS = {
          "info string error: setoption needs an option name",
          "info string error: move 'e2e4' in position: no piece on e2; position unchanged",
          "info string error: move 'zz' in position: not a move: 'zz'; position unchanged",
-         "info string error: invalid FEN for chess: the board needs 8 ranks separated by '/', got 2",
+         "info string error: invalid FEN '8/8 w - - 0 1' for chess: the board needs 8 ranks separated by '/', got 2",
          "info string error: position needs 'startpos' or 'fen <FEN>', got 'bogus'",
          "info string error: position needs startpos or fen",
          "info string variant chess fen rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2",

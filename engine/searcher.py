@@ -51,6 +51,8 @@ class Limits:
     infinite: bool = False
     overhead: float = 0.03
     proof: bool = True  # proof-number search at the root in compulsory-capture rule sets (compiled only)
+    multipv: int = 1  # report the best `multipv` root moves, each with its own score and PV
+    root_moves: list[Move] | None = None  # search only these root moves (UCI searchmoves)
 
 
 @dataclass
@@ -65,6 +67,7 @@ class SearchInfo:
     time: float
     pv: list[Move] = field(default_factory=list)
     hashfull: int = 0  # permille of the transposition table in use
+    multipv: int = 1  # rank of this line among the best root moves (1 = the best)
 
     @property
     def nps(self) -> int:
@@ -189,8 +192,14 @@ class Searcher:
         legal = game.legal_moves()
         if not legal:
             return SearchResult(None, None, None)
+        roots = legal
+        if limits.root_moves:
+            wanted = {move.code for move in limits.root_moves}
+            roots = [move for move in legal if move.code in wanted] or legal
+        outside = [move.code for move in legal if move not in roots]  # never searched at the root
+        lines = max(1, min(int(limits.multipv or 1), len(roots)))
         max_depth = min(MAX_DEPTH, limits.depth or MAX_DEPTH)
-        if len(legal) == 1 and not limits.infinite and not limits.depth:
+        if len(roots) == 1 and not limits.infinite and not limits.depth:
             max_depth = 1
         soft, hard = self.budget(game, limits)
         timer = None
@@ -203,33 +212,56 @@ class Searcher:
         rules = game._rules_array
         self.state[:] = 0
         self.excluded[:] = 0
-        best_move = legal[0]
+        best_move = roots[0]
         last_info = None
+        result = None
         try:
             bounded = limits.depth is not None or limits.nodes is not None
             if (limits.proof and compiled and not bounded and game.rules.must_capture and len(legal) > 1
-                    and (soft or limits.infinite)):
+                    and lines == 1 and not outside and (soft or limits.infinite)):
                 budget = int(PROOF_RATE * PROOF_SHARE * soft) if soft else 1_000_000
                 proven = self._proof_stage(game, legal, budget, started)
                 if proven is not None:
                     if on_info is not None:
                         on_info(proven.info)
-                    return proven
-            for depth in range(1, max_depth + 1):
-                self.state[kernels.STATE_SELDEPTH] = 0
-                self.state[kernels.STATE_STOPPED] = 0
-                score, found = self._iteration(stack, idx, depth, rules, mlist, last_info)
-                stopped = bool(self.state[kernels.STATE_STOPPED])
-                if stopped:
-                    if found and self.state[kernels.STATE_ROOT_DONE] >= 1 and depth > 1:
-                        best_move = Move(found)
+                    result = proven
+            base = [int(code) for code in self.excluded if code] + outside
+            last_lines: list[SearchInfo] = []
+            for depth in range(1, max_depth + 1) if result is None else ():
+                infos: list[SearchInfo] = []
+                stopped = False
+                for line in range(lines):
+                    if lines > 1 or outside:
+                        self._exclude(base + [info.pv[0].code for info in infos])
+                    self.state[kernels.STATE_SELDEPTH] = 0
+                    self.state[kernels.STATE_STOPPED] = 0
+                    previous = last_lines[line] if line < len(last_lines) else None
+                    score, found = self._iteration(stack, idx, depth, rules, mlist, previous)
+                    if self.state[kernels.STATE_STOPPED]:
+                        stopped = True
+                        if line == 0 and found and self.state[kernels.STATE_ROOT_DONE] >= 1 and depth > 1:
+                            best_move = Move(found)
+                        break
+                    if not found:
+                        break  # every root move left is excluded
+                    info = self._info(depth, score, time.perf_counter() - started)
+                    if not info.pv or info.pv[0].code != found:
+                        info.pv = [Move(found)]
+                    infos.append(info)
+                if infos and (lines == 1 or not stopped):
+                    infos.sort(key=lambda info: -info.score)  # stable: ties keep the search order
+                    for rank, info in enumerate(infos, 1):
+                        info.multipv = rank
+                    best_move = infos[0].pv[0]
+                if stopped or not infos:
                     break
-                if found:
-                    best_move = Move(found)
-                elapsed = time.perf_counter() - started
-                last_info = self._info(depth, score, elapsed)
+                last_lines = infos
+                last_info = infos[0]
                 if on_info is not None:
-                    on_info(last_info)
+                    for info in infos:
+                        on_info(info)
+                score = last_info.score
+                elapsed = time.perf_counter() - started
                 if abs(score) > kernels.MATE_BOUND and not limits.infinite and depth >= 2 * (kernels.MATE - abs(score)) + 2:
                     break
                 if soft is not None and elapsed > 0.6 * soft:
@@ -243,8 +275,15 @@ class Searcher:
             if timer is not None:
                 timer.cancel()
         game._legal = None  # the kernels reused the move buffer of the current row
+        if result is not None:
+            return result
         ponder = last_info.pv[1] if last_info and len(last_info.pv) > 1 and last_info.pv[0] == best_move else None
         return SearchResult(best_move, ponder, last_info)
+
+    def _exclude(self, codes: list[int]) -> None:
+        """The root moves the next iteration must not search (the kernel reads `excluded`)."""
+        self.excluded[:] = 0
+        self.excluded[:len(codes)] = codes
 
     def _alpha_beta_arrays(self, game: Game):
         """(stack, mlist, idx) for an alpha-beta search of `game`, with `self.scores` grown to

@@ -35,6 +35,8 @@ UCI_VARIANT_NAMES = ("chess", "standard", "normal", "antichess", "giveaway", "su
 HASH_MIN, HASH_MAX, HASH_DEFAULT = 1, 1024, 16
 OVERHEAD_MIN, OVERHEAD_MAX, OVERHEAD_DEFAULT = 0, 5000, 30  # milliseconds
 SKILL_MIN, SKILL_MAX = 0, 20
+MULTIPV_MIN, MULTIPV_MAX = 1, 64
+THREADS_MIN, THREADS_MAX = 1, max(1, os.cpu_count() or 1)
 
 MAX_LINE = 100_000  # longer input lines are cut (a line is a command, never a file)
 

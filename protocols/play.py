@@ -1,7 +1,7 @@
-"""Choosing the move to play: the Searcher at full strength, or weaker (Skill Level), or
-among a subset of root moves (UCI `go searchmoves`).
+"""Choosing the move to play: the Searcher at full strength (with MultiPV lines and UCI
+`go searchmoves` root subsets, both done by the Searcher), or weaker (Skill Level).
 
-Weaker play and root-move subsets are built only from public engine calls: every candidate
+Weaker play is built only from public engine calls: every candidate
 root move is played on a copy of the game and the resulting position searched to a fixed
 depth with `Searcher.search`; the scores decide.  Runs in a worker thread; `stopped` is an
 Event the adapter sets when the GUI says `stop`.
@@ -9,6 +9,7 @@ Event the adapter sets when the GUI says `stop`.
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import threading
 import time
@@ -46,10 +47,11 @@ def skill_margin(skill: int) -> int:
     return 10 * (SKILL_FULL - skill)
 
 
-def think(game, limits, searcher, *, skill: int = SKILL_FULL, searchmoves=None,
+def think(game, limits, searcher, *, skill: int = SKILL_FULL, searchmoves=None, multipv: int = 1,
           on_info: Callable | None = None, stopped: threading.Event | None = None,
           rng: random.Random | None = None) -> Choice:
-    """The move to play in `game` (unchanged) within `limits`."""
+    """The move to play in `game` (unchanged) within `limits`; at full strength the best
+    `multipv` root moves are each reported to `on_info` (SearchInfo.multipv 1, 2, ...)."""
     legal = game.legal_moves()
     if not legal:
         return Choice(None, None, None)
@@ -57,7 +59,10 @@ def think(game, limits, searcher, *, skill: int = SKILL_FULL, searchmoves=None,
     if searchmoves:
         wanted = {m for m in searchmoves}
         moves = [m for m in legal if m in wanted] or legal
-    if skill >= SKILL_FULL and len(moves) == len(legal):
+    if skill >= SKILL_FULL:
+        if len(moves) != len(legal) or multipv > 1:
+            limits = dataclasses.replace(limits, root_moves=moves if len(moves) != len(legal) else None,
+                                         multipv=max(1, multipv))
         result = searcher.search(game, limits, on_info=on_info)
         return Choice(result.best_move, result.ponder, result.info)
     return _root_choice(game, moves, limits, searcher, skill, on_info, stopped, rng or random.Random())

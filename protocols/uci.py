@@ -16,15 +16,17 @@ import re
 from typing import Callable
 
 from .host import (
-    ENGINE_AUTHOR, ENGINE_NAME, HASH_DEFAULT, HASH_MAX, HASH_MIN, OVERHEAD_DEFAULT, OVERHEAD_MAX,
-    OVERHEAD_MIN, SKILL_MAX, SKILL_MIN, UCI_VARIANT_NAMES, Adapter, Job, canonical_variant, run_stdio,
+    ENGINE_AUTHOR, ENGINE_NAME, HASH_DEFAULT, HASH_MAX, HASH_MIN, MULTIPV_MAX, MULTIPV_MIN, OVERHEAD_DEFAULT,
+    OVERHEAD_MAX, OVERHEAD_MIN, SKILL_MAX, SKILL_MIN, UCI_VARIANT_NAMES, Adapter, Job, canonical_variant,
+    run_stdio,
 )
 from .play import think
 
 GO_INT_TOKENS = ("wtime", "btime", "winc", "binc", "movestogo", "movetime", "depth", "nodes", "mate", "perft")
 GO_FLAGS = ("infinite", "ponder")
 GO_KEYWORDS = GO_INT_TOKENS + GO_FLAGS + ("searchmoves",)
-OPTION_NAMES = {"hash": "Hash", "move overhead": "Move Overhead", "skill level": "Skill Level"}
+OPTION_NAMES = {"hash": "Hash", "move overhead": "Move Overhead", "skill level": "Skill Level",
+                "multipv": "MultiPV"}
 
 
 def option_lines() -> list[str]:
@@ -37,6 +39,7 @@ def option_lines() -> list[str]:
         "option name Ponder type check default false",
         f"option name Move Overhead type spin default {OVERHEAD_DEFAULT} min {OVERHEAD_MIN} max {OVERHEAD_MAX}",
         f"option name Skill Level type spin default {SKILL_MAX} min {SKILL_MIN} max {SKILL_MAX}",
+        f"option name MultiPV type spin default 1 min {MULTIPV_MIN} max {MULTIPV_MAX}",
     ]
 
 
@@ -46,7 +49,7 @@ def format_info(info, pv_text: list[str]) -> str:
         score = f"mate {info.mate}"
     else:
         score = f"cp {info.score}"
-    line = (f"info depth {info.depth} seldepth {max(info.seldepth, info.depth)} multipv 1 score {score} "
+    line = (f"info depth {info.depth} seldepth {max(info.seldepth, info.depth)} multipv {info.multipv} score {score} "
             f"nodes {info.nodes} nps {info.nps} hashfull {info.hashfull} time {int(info.time * 1000)}")
     if pv_text:
         line += " pv " + " ".join(pv_text)
@@ -88,6 +91,7 @@ class UciAdapter(Adapter):
         self._position_key: tuple | None = None  # (variant, FEN or None) of the last `position`
         self._position_moves: list[str] = []  # and its moves, to extend instead of replaying
         self.skill = SKILL_MAX
+        self.multipv = 1
         self.overhead_ms = OVERHEAD_DEFAULT
         self.ponder_enabled = False
         self.debug = False
@@ -202,6 +206,10 @@ class UciAdapter(Adapter):
             number = self._spin(name, value, SKILL_MIN, SKILL_MAX)
             if number is not None:
                 self.skill = number
+        elif name == "multipv":
+            number = self._spin(name, value, MULTIPV_MIN, MULTIPV_MAX)
+            if number is not None:
+                self.multipv = number
         elif name == "ponder":
             if value is None or value.lower() not in ("true", "false"):
                 self.report_error(f"option Ponder takes true or false, got {value!r}")
@@ -385,6 +393,7 @@ class UciAdapter(Adapter):
         # `position` builds a new one rather than change it while the search runs.
         game = self.game
         skill = self.skill
+        multipv = self.multipv
         searcher = self.searcher
         run_limits = Limits(infinite=True, overhead=limits.overhead) if ponder else limits
         job: Job
@@ -400,7 +409,7 @@ class UciAdapter(Adapter):
                 if run_limits.infinite:
                     current.stop_requested.wait()  # infinite and ponder answer only after stop
                 return None
-            return think(game, run_limits, searcher, skill=skill, searchmoves=searchmoves,
+            return think(game, run_limits, searcher, skill=skill, searchmoves=searchmoves, multipv=multipv,
                          on_info=on_info, stopped=current.stop_requested)
 
         pv_board = Game(game.rules, game.fen())  # legality of PV moves needs no history

@@ -167,3 +167,42 @@ def test_xboard_client_time_node_and_depth_limits(client_errors):
             assert board.is_legal(result.move)
             board.push(result.move)
     assert client_errors == []
+
+
+def _first_moves(infos) -> list:
+    return [info["pv"][0] for info in infos]
+
+
+@pytest.mark.parametrize("variant", list(BOARDS))
+def test_uci_multipv_lines_each_with_a_score_and_pv(variant, client_errors):
+    board = BOARDS[variant]()
+    board.push_uci("e2e3" if variant != "chess" else "e2e4")
+    with chess.engine.SimpleEngine.popen_uci(["antichess"], timeout=30) as engine:
+        infos = engine.analyse(board, chess.engine.Limit(depth=4), multipv=3)
+        assert [info["multipv"] for info in infos] == [1, 2, 3]
+        firsts = _first_moves(infos)
+        assert len(set(firsts)) == 3 and all(board.is_legal(move) for move in firsts)
+        for info in infos:
+            assert info["depth"] == 4 and "score" in info
+            replay = board.copy()
+            for move in info["pv"]:
+                assert replay.is_legal(move)
+                replay.push(move)
+        scores = [info["score"].relative.score(mate_score=100_000) for info in infos]
+        assert scores == sorted(scores, reverse=True)
+        allowed = [move for move in board.legal_moves][-2:]
+        infos = engine.analyse(board, chess.engine.Limit(depth=3), multipv=4, root_moves=allowed)
+        assert sorted(map(str, _first_moves(infos))) == sorted(map(str, allowed))  # fewer root moves than lines
+        info = engine.analyse(board, chess.engine.Limit(depth=3), root_moves=allowed[:1])
+        assert info["pv"][0] == allowed[0]
+        result = engine.play(board, chess.engine.Limit(depth=3), root_moves=allowed)
+        assert result.move in allowed
+    assert client_errors == []
+
+
+def test_uci_multipv_with_fewer_legal_moves_than_lines(client_errors):
+    board = chess.variant.AntichessBoard("8/8/8/8/8/2p5/1p6/2B5 w - - 0 1")  # Bxb2 is forced
+    with chess.engine.SimpleEngine.popen_uci(["antichess"], timeout=30) as engine:
+        infos = engine.analyse(board, chess.engine.Limit(depth=3), multipv=8)
+        assert _first_moves(infos) == [chess.Move.from_uci("c1b2")]
+    assert client_errors == []

@@ -24,6 +24,7 @@ HANDSHAKE = [
     "option name Ponder type check default false",
     "option name Move Overhead type spin default 30 min 0 max 5000",
     "option name Skill Level type spin default 20 min 0 max 20",
+    "option name MultiPV type spin default 1 min 1 max 64",
     "uciok",
 ]
 
@@ -304,3 +305,32 @@ def test_hash_and_clear_hash_while_idle_and_thinking():
         engine.send("setoption name Clear Hash", "go depth 3")
         engine.wait_for(lambda line: sum(x.startswith("bestmove") for x in engine.output) >= 2)
         assert not any("error" in line for line in engine.output)
+
+
+def test_multipv_in_every_rule_set():
+    for name in UCI_VARIANT_NAMES:
+        out = run_transcript("uci", [f"setoption name UCI_Variant value {name}", "setoption name MultiPV value 3",
+                                     "position startpos", "go depth 3"])
+        infos = [line for line in out if line.startswith("info depth")]
+        assert [(int(line.split()[2]), int(line.split()[6])) for line in infos] == \
+            [(depth, k) for depth in (1, 2, 3) for k in (1, 2, 3)], (name, infos)
+        last = infos[-3:]
+        firsts = [line.split(" pv ")[1].split()[0] for line in last]
+        game = Game(get_rule_set(name).name)
+        assert len(set(firsts)) == 3 and all(game.is_legal(move) for move in firsts), (name, last)
+        scores = [int(INFO_MULTIPV_RE.match(line).group(2)) for line in last if " score cp " in line]
+        assert scores == sorted(scores, reverse=True), (name, last)
+        assert out[-1] == f"bestmove {firsts[0]}" or out[-1].startswith(f"bestmove {firsts[0]} ")
+
+
+INFO_MULTIPV_RE = re.compile(r"^info depth \d+ seldepth \d+ multipv (\d+) score cp (-?\d+) ")
+
+
+def test_multipv_one_is_the_default_search():
+    plain = run_transcript("uci", ["position startpos moves e2e4", "go depth 5"])
+    one = run_transcript("uci", ["setoption name MultiPV value 1", "position startpos moves e2e4", "go depth 5"])
+    strip = re.compile(r" nps \d+| time \d+")
+    assert [strip.sub("", line) for line in plain] == [strip.sub("", line) for line in one]
+    out = run_transcript("uci", ["setoption name MultiPV value 0", "setoption name MultiPV value 65"])
+    assert out == ["info string error: option MultiPV value 0 is out of range 1..64",
+                   "info string error: option MultiPV value 65 is out of range 1..64"]

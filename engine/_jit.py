@@ -45,9 +45,10 @@ def _numba_version() -> str:
 
 
 def source_hash(directory: Path = ENGINE_DIR) -> str:
-    """A short hash of the engine's Python sources (in `directory`) and the numba version."""
+    """A short hash of the engine's Python sources and data files (in `directory`: the
+    kernels freeze the data they load, e.g. eval_weights.json) and the numba version."""
     digest = hashlib.sha256(_numba_version().encode())
-    for path in sorted(Path(directory).glob("*.py")):
+    for path in sorted([*Path(directory).glob("*.py"), *Path(directory).glob("*.json")]):
         digest.update(path.name.encode())
         digest.update(path.read_bytes())
     return digest.hexdigest()[:16]

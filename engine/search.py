@@ -263,6 +263,17 @@ def evaluate_losing(stack, idx, rules, mlist, our_moves):
     return score
 
 
+@kernel
+def losing_terms(stack, idx, rules, mlist):
+    """(our legal moves minus theirs after a pass, whether theirs would all be captures
+    forced): the legal-mobility terms of `evaluate_losing`, for rule sets where every
+    pseudo-legal move is legal; tools/train_eval.py computes its features with this."""
+    our_moves, _ = count_moves_and_captures(stack[idx], rules)
+    make_move(stack, idx, idx + 1, np.int32(MOVE_PASS << 15), rules)
+    their_moves, their_captures = count_moves_and_captures(stack[idx + 1], rules)
+    return our_moves - their_moves, their_captures > 0
+
+
 # ---------------------------------------------------------------------------------------
 # Transposition table
 

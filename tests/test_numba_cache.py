@@ -48,11 +48,13 @@ def test_second_process_loads_from_cache_without_compiling(tmp_path):
     assert second["perft"] == first["perft"] == 153299
 
 
-def test_cache_is_keyed_to_every_engine_source_file(tmp_path):
+def test_cache_is_keyed_to_every_engine_source_and_data_file(tmp_path):
     copy = tmp_path / "engine"
     shutil.copytree(ENGINE_DIR, copy, ignore=shutil.ignore_patterns("__pycache__"))
     assert source_hash(copy) == source_hash(ENGINE_DIR)
-    for path in sorted(copy.glob("*.py")):
+    data_files = sorted(copy.glob("*.json"))
+    assert data_files  # the learned evaluation's weights, frozen into the kernels
+    for path in sorted(copy.glob("*.py")) + data_files:
         original = path.read_bytes()
         path.write_bytes(original + b"\n# edited\n")
         assert source_hash(copy) != source_hash(ENGINE_DIR), path.name

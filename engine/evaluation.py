@@ -1,0 +1,136 @@
+"""The learned evaluation of quiet antichess positions: features and weights.
+
+A position is scored, for the side to move, as the dot product of integer weights
+(centipawns, from `eval_weights.json`, fitted by `tools/train_eval.py`) with these features:
+
+- `material_P` ... `material_K`: our pieces of each type minus theirs;
+- `pst_<piece>_<square>`: a piece-square table per piece type, squares seen from the piece's
+  own side (rank 1 = its back rank) and mirrored onto files a-d, +1 for each of our pieces
+  there, -1 for each of theirs;
+- `reach`: squares our knights and sliders attack that hold none of our pieces, minus theirs;
+- `moves`: our legal moves minus theirs (theirs counted after a pass);
+- `forcing`: 1 when, after a pass, they would have to capture;
+- `tempo`: 1.
+
+It applies where every pseudo-legal move is legal (no royal king, no anti-kings: antichess,
+giveaway, suicide, hackerrank); the search keeps its hand-written terms elsewhere.  The
+weights file is part of the engine's source hash (engine._jit), so new weights never meet
+stale compiled code.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+
+from ._jit import ENGINE_DIR, kernel
+from .bitboards import (
+    BISHOP, KING, KNIGHT, OCC, ONE, P_SIDE, PAWN, QUEEN, ROOK, KNIGHT_ATTACKS, bishop_attacks,
+    count, lsb, rook_attacks,
+)
+
+ENGINE_WEIGHTS_PATH = ENGINE_DIR / "eval_weights.json"
+PIECE_NAMES = "PNBRQK"
+SQUARES = 32  # a-d files of each rank, from the piece's own side
+
+MATERIAL = 0
+PST = MATERIAL + 6
+REACH = PST + 6 * SQUARES
+MOVES = REACH + 1
+FORCING = MOVES + 1
+TEMPO = FORCING + 1
+FEATURE_COUNT = TEMPO + 1
+
+FEATURE_NAMES = (
+    [f"material_{piece}" for piece in PIECE_NAMES]
+    + [f"pst_{piece}_{'abcd'[square % 4]}{square // 4 + 1}" for piece in PIECE_NAMES for square in range(SQUARES)]
+    + ["reach", "moves", "forcing", "tempo"]
+)
+
+
+def load_weights(path=ENGINE_WEIGHTS_PATH) -> np.ndarray:
+    """The weights file's values as int64, in FEATURE_NAMES order (missing names weigh 0)."""
+    weights = json.loads(path.read_text())["weights"]
+    return np.array([round(weights.get(name, 0.0)) for name in FEATURE_NAMES], dtype=np.int64)
+
+
+WEIGHTS = load_weights()
+WEIGHTS.setflags(write=False)
+
+
+@kernel
+def relative_square(square, color):
+    """0..31: `square` seen from `color`'s side, mirrored onto files a-d."""
+    if color == 1:
+        square ^= 56
+    file = square & 7
+    if file > 3:
+        file = 7 - file
+    return (square >> 3) * 4 + file
+
+
+@kernel
+def reach(pos, color, occupied):
+    """Squares `color`'s knights and sliders attack that hold none of its own pieces."""
+    base = color * 8
+    own = pos[base + OCC]
+    total = 0
+    pieces = pos[base + KNIGHT]
+    while pieces:
+        square = lsb(pieces)
+        pieces &= pieces - ONE
+        total += count(KNIGHT_ATTACKS[square] & ~own)
+    pieces = pos[base + BISHOP] | pos[base + QUEEN]
+    while pieces:
+        square = lsb(pieces)
+        pieces &= pieces - ONE
+        total += count(bishop_attacks(square, occupied) & ~own)
+    pieces = pos[base + ROOK] | pos[base + QUEEN]
+    while pieces:
+        square = lsb(pieces)
+        pieces &= pieces - ONE
+        total += count(rook_attacks(square, occupied) & ~own)
+    return total
+
+
+@kernel
+def losing_features(pos, moves_difference, forcing, out):
+    """Write the feature vector of `pos` (side to move's view) into `out` (FEATURE_COUNT)."""
+    out[:] = 0
+    us = np.int64(pos[P_SIDE])
+    occupied = pos[OCC] | pos[8 + OCC]
+    for color in range(2):
+        sign = 1 if color == us else -1
+        for piece in range(PAWN, KING + 1):
+            pieces = pos[color * 8 + piece]
+            while pieces:
+                square = lsb(pieces)
+                pieces &= pieces - ONE
+                out[MATERIAL + piece] += sign
+                out[PST + piece * SQUARES + relative_square(square, color)] += sign
+    out[REACH] = reach(pos, us, occupied) - reach(pos, 1 - us, occupied)
+    out[MOVES] = moves_difference
+    out[FORCING] = 1 if forcing else 0
+    out[TEMPO] = 1
+
+
+@kernel
+def learned_score(pos, moves_difference, forcing):
+    """The learned evaluation: WEIGHTS . losing_features(pos, ...), without the vector."""
+    us = np.int64(pos[P_SIDE])
+    occupied = pos[OCC] | pos[8 + OCC]
+    score = np.int64(0)
+    for color in range(2):
+        sign = 1 if color == us else -1
+        for piece in range(PAWN, KING + 1):
+            pieces = pos[color * 8 + piece]
+            while pieces:
+                square = lsb(pieces)
+                pieces &= pieces - ONE
+                score += sign * (WEIGHTS[MATERIAL + piece] + WEIGHTS[PST + piece * SQUARES + relative_square(square, color)])
+    score += WEIGHTS[REACH] * (reach(pos, us, occupied) - reach(pos, 1 - us, occupied))
+    score += WEIGHTS[MOVES] * moves_difference
+    if forcing:
+        score += WEIGHTS[FORCING]
+    return score + WEIGHTS[TEMPO]

@@ -1,0 +1,55 @@
+"""The learned evaluation (engine.evaluation): its score is the weights' dot product with its
+features, the features mean what their names say, and the weights file is part of the
+kernel cache key."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+
+from engine import Game
+from engine.evaluation import (
+    FEATURE_COUNT, FEATURE_NAMES, MATERIAL, PST, REACH, SQUARES, WEIGHTS, learned_score,
+    losing_features,
+)
+
+
+def _random_positions(count: int, seed: int = 7) -> list[Game]:
+    rng = random.Random(seed)
+    positions = []
+    while len(positions) < count:
+        game = Game("antichess")
+        for _ in range(rng.randrange(0, 50)):
+            moves = game.legal_moves()
+            if not moves:
+                break
+            game.push(rng.choice(moves))
+        positions.append(game)
+    return positions
+
+
+def test_score_is_the_weights_dot_the_features():
+    out = np.zeros(FEATURE_COUNT, dtype=np.int64)
+    rng = random.Random(3)
+    for game in _random_positions(300):
+        moves, forcing = rng.randrange(-20, 21), rng.random() < 0.5
+        losing_features(game._row(), np.int64(moves), forcing, out)
+        assert learned_score(game._row(), np.int64(moves), forcing) == int(WEIGHTS @ out), game.fen()
+
+
+def test_features_count_material_and_squares_from_each_side():
+    game = Game("antichess", "4k3/8/8/8/8/8/P6P/RN2K3 w - - 0 1")
+    out = np.zeros(FEATURE_COUNT, dtype=np.int64)
+    losing_features(game._row(), np.int64(0), False, out)
+    names = dict(zip(FEATURE_NAMES, out))
+    assert names["material_P"] == 2 and names["material_R"] == 1 and names["material_N"] == 1
+    assert names["material_K"] == 0  # one king each
+    assert names["pst_P_a2"] == 2  # a2 and h2 mirror onto the same square
+    assert names["pst_K_d1"] == 0  # Ke1 (mirrored to d1) and Ke8 (d1 from Black's side) cancel
+    assert names["pst_R_a1"] == 1 and names["pst_N_b1"] == 1
+    assert names["reach"] == 3  # Nb1: a3, c3, d2; Ra1 sees only its own a2 and b1; Black has none
+    assert names["tempo"] == 1
+    assert out[MATERIAL:PST].sum() == 4 == out[PST:REACH].sum()
+    assert len(FEATURE_NAMES) == FEATURE_COUNT == REACH + 4
+    assert SQUARES == 32

@@ -1,0 +1,178 @@
+#!/usr/bin/env python3
+"""Learn the antichess evaluation from self-play: play, label, fit, write the weights.
+
+    python3 tools/train_eval.py all [--games 3000] [--nodes 1500] [--seed 1]
+    python3 tools/train_eval.py play --games N --nodes N --out artifacts/evaldata.npz
+    python3 tools/train_eval.py fit --data artifacts/evaldata.npz --out engine/eval_weights.json
+
+`play`: self-play games under the antichess rules with the project's own engine at a fixed
+node count per move (proof search off, so the games are reproducible), each starting from
+4 to 8 uniformly random plies (seeded).  Every quiet position after the random opening (the
+side to move has at least two legal moves and no capture) is kept with the game's result from
+the side to move's point of view (1 win, 0.5 draw, 0 loss); games longer than 300 plies are
+draws.  `fit`: the features of `engine.evaluation.losing_features` for each position, then a
+logistic (Texel) fit of the weights: the evaluation in centipawns, through
+1 / (1 + exp(-score / SCALE)), should predict the result; L2-regularised, full-batch
+gradient descent (NumPy only).  The weights go to a JSON file in `engine/` that
+`engine.evaluation` loads (and that is part of the kernel cache key).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+MAX_PLIES = 300
+
+
+def play(games: int, nodes: int, seed: int, report=print) -> dict[str, np.ndarray]:
+    """Self-play `games` antichess games; the quiet positions with their results."""
+    from engine import Game, Limits, Searcher
+
+    rng = random.Random(seed)
+    searcher = Searcher(hash_mb=16)
+    rows, results, plies, game_ids = [], [], [], []
+    started = time.perf_counter()
+    for number in range(games):
+        game = Game("antichess")
+        for _ in range(rng.randint(4, 8)):
+            moves = game.legal_moves()
+            if not moves or game.outcome() is not None:
+                break
+            game.push(rng.choice(moves))
+        searcher.new_game()
+        kept: list[tuple[np.ndarray, int, int]] = []  # (row, side to move, ply)
+        while game.outcome() is None and game.ply < MAX_PLIES:
+            moves = game.legal_moves()
+            if len(moves) >= 2 and not any(move.is_capture for move in moves):
+                kept.append((game._row().copy(), 0 if game.turn == "white" else 1, game.ply))
+            result = searcher.search(game, Limits(nodes=nodes, proof=False))
+            game.push(result.best_move)
+        outcome = game.outcome()
+        white_score = 0.5 if outcome is None or outcome.winner is None else (1.0 if outcome.winner == "white" else 0.0)
+        for row, side, ply in kept:
+            rows.append(row)
+            results.append(white_score if side == 0 else 1.0 - white_score)
+            plies.append(ply)
+            game_ids.append(number)
+        if (number + 1) % 100 == 0:
+            elapsed = time.perf_counter() - started
+            report(f"{number + 1}/{games} games, {len(rows)} positions, {elapsed:.0f} s")
+    return {"rows": np.array(rows, dtype=np.uint64), "results": np.array(results, dtype=np.float64),
+            "plies": np.array(plies, dtype=np.int64), "games": np.array(game_ids, dtype=np.int64)}
+
+
+def features(rows: np.ndarray) -> np.ndarray:
+    """The feature matrix (one row per position) of `engine.evaluation.losing_features`, with
+    the legal-move terms computed as the search computes them (engine.search.losing_terms)."""
+    from engine.bitboards import MAX_MOVES, POS_SIZE
+    from engine.evaluation import FEATURE_COUNT, losing_features
+    from engine.rules import get_rule_set
+    from engine.search import losing_terms
+
+    rules = get_rule_set("antichess").to_array()
+    stack = np.zeros((2, POS_SIZE), dtype=np.uint64)
+    mlist = np.zeros((2, MAX_MOVES), dtype=np.int32)
+    vector = np.zeros(FEATURE_COUNT, dtype=np.int64)
+    out = np.zeros((len(rows), FEATURE_COUNT), dtype=np.float64)
+    for i, row in enumerate(rows):
+        stack[0] = row
+        moves_difference, forcing = losing_terms(stack, np.int64(0), rules, mlist)
+        losing_features(stack[0], np.int64(moves_difference), forcing, vector)
+        out[i] = vector
+    return out
+
+
+def fit(matrix: np.ndarray, results: np.ndarray, scale: float, l2: float, steps: int,
+        report=print) -> np.ndarray:
+    """Weights (centipawns per feature unit) minimising the cross-entropy of
+    sigmoid(matrix @ w / scale) against `results`, plus l2 * |w|^2 / 2 per position."""
+    weights = np.zeros(matrix.shape[1])
+    x = matrix / scale
+    # Adam on the full batch: the features differ in scale by two orders of magnitude.
+    m = np.zeros_like(weights)
+    v = np.zeros_like(weights)
+    rate, beta1, beta2 = 2.0, 0.9, 0.999
+    for step in range(1, steps + 1):
+        predicted = 1.0 / (1.0 + np.exp(-(x @ weights)))
+        gradient = x.T @ (predicted - results) / len(results) + l2 * weights
+        m = beta1 * m + (1 - beta1) * gradient
+        v = beta2 * v + (1 - beta2) * gradient * gradient
+        weights -= rate * (m / (1 - beta1 ** step)) / (np.sqrt(v / (1 - beta2 ** step)) + 1e-9)
+        if step % 500 == 0 or step == steps:
+            loss = -np.mean(results * np.log(predicted + 1e-12) + (1 - results) * np.log(1 - predicted + 1e-12))
+            report(f"step {step}: loss {loss:.5f}")
+    return weights
+
+
+def loss_of(matrix: np.ndarray, results: np.ndarray, weights: np.ndarray, scale: float) -> float:
+    predicted = 1.0 / (1.0 + np.exp(-(matrix @ weights) / scale))
+    return float(-np.mean(results * np.log(predicted + 1e-12) + (1 - results) * np.log(1 - predicted + 1e-12)))
+
+
+def write_json(path: Path, payload: dict) -> None:
+    """Write `payload` as JSON atomically (a temporary file, then rename)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".")
+    with os.fdopen(descriptor, "w") as handle:
+        json.dump(payload, handle, indent=1)
+        handle.write("\n")
+    os.replace(temporary, path)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("stage", choices=("play", "fit", "all"))
+    parser.add_argument("--games", type=int, default=3000)
+    parser.add_argument("--nodes", type=int, default=1500)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--data", default=str(ROOT / "artifacts" / "evaldata.npz"))
+    parser.add_argument("--out", default=None, help="weights file (default engine/eval_weights.json)")
+    parser.add_argument("--scale", type=float, default=200.0, help="centipawns per logistic unit")
+    parser.add_argument("--l2", type=float, default=1e-4)
+    parser.add_argument("--steps", type=int, default=4000)
+    args = parser.parse_args()
+    data_path = Path(args.data)
+    if args.stage in ("play", "all"):
+        data = play(args.games, args.nodes, args.seed, report=lambda line: print(line, file=sys.stderr))
+        data_path.parent.mkdir(parents=True, exist_ok=True)
+        np.savez_compressed(data_path, **data)
+        print(f"{len(data['rows'])} positions from {args.games} games -> {data_path}")
+    if args.stage in ("fit", "all"):
+        from engine.evaluation import FEATURE_NAMES, ENGINE_WEIGHTS_PATH
+
+        data = np.load(data_path)
+        matrix = features(data["rows"])
+        results = data["results"]
+        # Hold out every tenth game to check the fit generalises.
+        held_out = data["games"] % 10 == 0
+        weights = fit(matrix[~held_out], results[~held_out], args.scale, args.l2, args.steps,
+                      report=lambda line: print(line, file=sys.stderr))
+        train_loss = loss_of(matrix[~held_out], results[~held_out], weights, args.scale)
+        test_loss = loss_of(matrix[held_out], results[held_out], weights, args.scale)
+        out = Path(args.out) if args.out else ENGINE_WEIGHTS_PATH
+        write_json(out, {
+            "about": ("Antichess evaluation weights (centipawns per feature unit) fitted by "
+                      "tools/train_eval.py; feature names in engine/evaluation.py."),
+            "command": " ".join(["python3", "tools/train_eval.py"] + sys.argv[1:]),
+            "positions": int(len(results)), "games": int(data["games"].max() + 1),
+            "scale": args.scale, "l2": args.l2, "train_loss": train_loss, "test_loss": test_loss,
+            "weights": {name: round(float(w), 3) for name, w in zip(FEATURE_NAMES, weights)},
+        })
+        print(f"fit: train loss {train_loss:.5f}, held-out loss {test_loss:.5f} -> {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -20,8 +20,8 @@ from typing import Callable
 from engine.notation import placement_field
 
 from .host import (
-    ENGINE_NAME, HASH_MAX, HASH_MIN, OVERHEAD_DEFAULT, OVERHEAD_MAX, OVERHEAD_MIN, SKILL_MAX,
-    SKILL_MIN, Adapter, Job, canonical_variant, ignore_sigint, run_stdio,
+    ENGINE_NAME, HASH_MAX, HASH_MIN, MULTIPV_MAX, MULTIPV_MIN, OVERHEAD_DEFAULT, OVERHEAD_MAX, OVERHEAD_MIN,
+    SKILL_MAX, SKILL_MIN, Adapter, Job, canonical_variant, ignore_sigint, run_stdio,
 )
 from .play import think
 
@@ -59,7 +59,7 @@ MOVE_RE = re.compile(r"^([a-h][1-8]-?[a-h][1-8][nbrqkNBRQK]?|@@@@|0000)$")
 # Commands accepted and ignored: they tell the engine things it has no use for.
 _IGNORED = {"xboard", "accepted", "rejected", "random", "computer", "name", "rating", "ics", "cores",
             "memory", "egtpath", "pause", "resume", "draw", "hint", "bk", "put", "hover", "easy",
-            "hard", "exclude", "include", "setscore", "."}
+            "hard", "setscore"}
 
 
 def post_line(info, pv_text: list[str]) -> str:
@@ -160,6 +160,10 @@ class CecpAdapter(Adapter):
         self.overhead_ms = OVERHEAD_DEFAULT
         self.protover = 1
         self.view = View()
+        self.multipv = 1
+        self.analyzing = False  # analyze mode: an infinite search of the current position
+        self.excluded: set[int] = set()  # root moves left out (`exclude`), cleared when the position changes
+        self._analysis = None  # (last SearchInfo or None, root moves searched) of the running analysis
 
     # -- helpers -----------------------------------------------------------------------
 
@@ -195,7 +199,7 @@ class CecpAdapter(Adapter):
         command, _, rest = line.partition(" ")
         rest = rest.strip()
         handler = getattr(self, "cmd_" + command, None) if command.isidentifier() else None
-        special = {"?": self.cmd_movenow, "protover": self.cmd_protover}
+        special = {"?": self.cmd_movenow, "protover": self.cmd_protover, ".": self.cmd_status}
         handler = special.get(command, handler)
         if handler is not None:
             handler(rest, line)
@@ -211,9 +215,9 @@ class CecpAdapter(Adapter):
         self.protover = 2
         self.send("feature done=0")
         self.loader.start()
-        self.send("feature ping=1 setboard=1 usermove=1 time=1 draw=0 sigint=0 reuse=1 analyze=0 "
+        self.send("feature ping=1 setboard=1 usermove=1 time=1 draw=0 sigint=0 reuse=1 analyze=1 "
                   "colors=0 san=0 nps=1 playother=1 highlight=1 debug=1 pause=0 ics=0 name=0 "
-                  "memory=0 smp=0 exclude=0 setscore=0")
+                  "memory=0 smp=0 exclude=1 setscore=0")
         self.send(f'feature myname="{ENGINE_NAME}"')
         self.send(f'feature variants="{",".join(CECP_VARIANTS)}"')
         # Option names without spaces: python-chess splits a CECP option feature on spaces.
@@ -221,6 +225,7 @@ class CecpAdapter(Adapter):
         self.send(f'feature option="MoveOverhead -spin {OVERHEAD_DEFAULT} {OVERHEAD_MIN} {OVERHEAD_MAX}"')
         self.send(f'feature option="SkillLevel -spin {SKILL_MAX} {SKILL_MIN} {SKILL_MAX}"')
         self.send('feature option="ClearHash -button"')
+        self.send(f'feature option="MultiPV -spin 1 {MULTIPV_MIN} {MULTIPV_MAX}"')
         self.engine_ready()
         self.send("feature done=1")
 
@@ -255,6 +260,7 @@ class CecpAdapter(Adapter):
         self.result_received = False
         self.sd = None
         self.searcher.new_game()
+        self._position_changed()
 
     def cmd_variant(self, rest: str, line: str) -> None:
         """Switch rule set (start position); describe it to XBoard if XBoard does not know it."""
@@ -271,11 +277,18 @@ class CecpAdapter(Adapter):
         self.view = View(turned=variant == "hackerrank")
         for setup in SETUP.get(variant, []):
             self.send(setup)
+        self._position_changed()
 
     def cmd_setboard(self, rest: str, line: str) -> None:
         """Set the position; a flipped side to move on the same board is the opponent's pass."""
         if not self.engine_ready():
             return
+        if self._setboard(rest, line):
+            self._position_changed()
+
+    def _setboard(self, rest: str, line: str) -> bool:
+        """The work of `setboard`: True when the position may have changed (not after a
+        pass, which `_after_opponent_move` handles)."""
         from engine import FenError, Game
 
         self._discard()
@@ -286,7 +299,7 @@ class CecpAdapter(Adapter):
                 any(m.is_pass for m in self.game.legal_moves()):
             self.game.push("0000")
             self._after_opponent_move()
-            return
+            return False
         # A FEN's castling field is authoritative where it can spell the rule set's rights
         # (python-chess sends lichess antichess as `variant giveaway` and a FEN with "-");
         # antiking1's leap rights cannot be spelled, so there the engine's own rights stand.
@@ -295,15 +308,16 @@ class CecpAdapter(Adapter):
         spelled = set(start_rights) <= set("KQkq-")
         if board == current_board and side == current_side and \
                 (not spelled or rights == _castling_field(self.game.fen())):
-            return  # the position we have, with its history
+            return True  # the position we have, with its history
         start_board, start_side = _board_fields(self.game.rules.start_fen)
         if board == start_board and side == start_side and (not spelled or rights == start_rights):
             self._game = Game(self.variant)  # the start, with the rights the GUI's FEN may lack
-            return
+            return True
         try:
             self._game = Game(self.variant, rest)
         except (FenError, ValueError) as error:
             self.send(f"tellusererror Illegal position {line.partition(' ')[2].strip()[:120]!r}: {error}")
+        return True
 
     def cmd_force(self, rest: str, line: str) -> None:
         """Play neither side: only record moves."""
@@ -315,6 +329,7 @@ class CecpAdapter(Adapter):
         if not self.engine_ready():
             return
         self._discard()
+        self.analyzing = False
         self.force = False
         self.result_received = False
         self.engine_side = self.game.turn
@@ -363,6 +378,7 @@ class CecpAdapter(Adapter):
         for _ in range(plies):
             self.game.pop()
         self.result_received = False
+        self._position_changed()
 
     # -- time and limits ---------------------------------------------------------------
 
@@ -453,6 +469,7 @@ class CecpAdapter(Adapter):
                 self._discard()
                 self.searcher.new_game()
             return
+        ranges["multipv"] = (MULTIPV_MIN, MULTIPV_MAX)
         if name not in ranges:
             self.error("unknown option", line)
             return
@@ -472,6 +489,10 @@ class CecpAdapter(Adapter):
                 self._searcher.set_hash(number)
         elif name == "moveoverhead":
             self.overhead_ms = number
+        elif name == "multipv":
+            self.multipv = number
+            if self.analyzing:
+                self._analyze()
         else:
             self.skill = number
 
@@ -529,12 +550,124 @@ class CecpAdapter(Adapter):
         self._after_opponent_move()
 
     def _after_opponent_move(self) -> None:
+        self.excluded.clear()
+        if self.analyzing:
+            self._analyze()  # analyze mode: the GUI moves for both sides; analyse the new position
+            return
         outcome = self.game.outcome()
         if outcome is not None:
             self.send(self.view.result(outcome))
             return
         if not self.force and not self.result_received and self.game.turn == self.engine_side:
             self._think()
+
+    # -- analysis ----------------------------------------------------------------------
+
+    def _position_changed(self) -> None:
+        """The board changed (new, variant, setboard, undo): forget the excluded moves and
+        analyse the new position if in analyze mode."""
+        self.excluded.clear()
+        if self.analyzing:
+            self._analyze()
+
+    def cmd_analyze(self, rest: str, line: str) -> None:
+        """Analyze mode: search the current position until the board changes or `exit`."""
+        if not self.engine_ready():
+            return
+        self.analyzing = True
+        self._analyze()
+
+    def cmd_exit(self, rest: str, line: str) -> None:
+        """Leave analyze mode."""
+        if self.analyzing:
+            self.analyzing = False
+            self._discard()
+
+    def cmd_status(self, rest: str, line: str) -> None:
+        """`.` in analyze mode: `stat01: time nodes depth moves-left moves-total` of the
+        analysis (time in centiseconds; moves left 0: the last depth was finished)."""
+        if not self.analyzing or self._analysis is None:
+            return
+        info, total = self._analysis
+        if info is None:
+            self.send(f"stat01: 0 0 0 {total} {total}")
+        else:
+            self.send(f"stat01: {int(info.time * 100)} {info.nodes} {info.depth} 0 {total}")
+
+    def cmd_exclude(self, rest: str, line: str) -> None:
+        """`exclude MOVE` / `exclude all`: leave root moves out of the search (XBoard 4.9)."""
+        self._exclusion(rest, line, exclude=True)
+
+    def cmd_include(self, rest: str, line: str) -> None:
+        """`include MOVE` / `include all`: search excluded root moves again."""
+        self._exclusion(rest, line, exclude=False)
+
+    def _exclusion(self, rest: str, line: str, exclude: bool) -> None:
+        if not self.engine_ready():
+            return
+        text = rest.strip()
+        if text == "all":
+            codes = {move.code for move in self.game.legal_moves()}
+        else:
+            mine = self.view.move(text)
+            if not self.game.rules.promotion and re.match(r"^[a-h][1-8][a-h][1-8][qrbnk]$", mine.lower()):
+                mine = mine[:4]
+            try:
+                codes = {self.game.parse_move(mine).code}
+            except ValueError as error:
+                reason = getattr(error, "reason", None) or "not a move"
+                self.send(f"Illegal move ({reason}): {text[:40]}")
+                return
+        before = set(self.excluded)
+        if exclude:
+            self.excluded |= codes
+        else:
+            self.excluded -= codes
+        if self.analyzing and self.excluded != before:
+            self._analyze()
+
+    def _root_moves(self):
+        """The legal moves not excluded (all of them when none is)."""
+        return [move for move in self.game.legal_moves() if move.code not in self.excluded]
+
+    def _analyze(self) -> None:
+        """(Re)start the analysis of the current position: an infinite search, every
+        iteration's line(s) shown as thinking output, no move played."""
+        from engine import Game, Limits
+
+        self._discard()
+        self._analysis = None
+        if self.game.outcome() is not None:
+            return
+        roots = self._root_moves()
+        self._analysis = (None, len(roots))
+        if not roots:
+            return  # every move excluded: nothing to analyse until one is included
+        game = self.game.copy()
+        searcher = self.searcher
+        multipv = self.multipv
+        searchmoves = roots if self.excluded else None
+        limits = Limits(infinite=True, overhead=self.overhead_ms / 1000)
+        pv_board = Game(game.rules, game.fen())
+        view = self.view
+        total = len(roots)
+        job: Job
+
+        def on_info(info) -> None:
+            if job.discarded:
+                return
+            from .uci import legal_prefix
+
+            self._analysis = (info, total)
+            pv = legal_prefix(pv_board, info.pv)
+            self.send(post_line(info, ["@@@@" if m.is_pass else view.move(m.uci()) for m in pv]))
+
+        def run(current: Job):
+            return think(game, limits, searcher, searchmoves=searchmoves, multipv=multipv, on_info=on_info,
+                         stopped=current.stop_requested)
+
+        job = Job("analyze", run)
+        self.start_job(job)
 
     def cmd_movenow(self, rest: str, line: str) -> None:
         """`?`: move now with the best move found so far."""
@@ -584,8 +717,12 @@ class CecpAdapter(Adapter):
             pv = legal_prefix(pv_board, info.pv)
             self.send(post_line(info, ["@@@@" if m.is_pass else view.move(m.uci()) for m in pv]))
 
+        searchmoves = self._root_moves() if self.excluded else None
+        multipv = self.multipv
+
         def run(current: Job):
-            return think(game, limits, searcher, skill=skill, on_info=on_info, stopped=current.stop_requested)
+            return think(game, limits, searcher, skill=skill, searchmoves=searchmoves, multipv=multipv,
+                         on_info=on_info, stopped=current.stop_requested)
 
         job = Job("search", run, {"key": position_key})
         self.start_job(job)
@@ -595,6 +732,8 @@ class CecpAdapter(Adapter):
         if job.error is not None:
             self.report_error(f"search failed: {type(job.error).__name__}: {job.error}")
             return
+        if job.kind == "analyze":
+            return  # analysis plays no move
         if job.data["key"] != (self.game.key, len(self.game.move_stack)):
             return  # the position changed under the search
         choice = job.result

@@ -63,7 +63,8 @@ class ClientErrors(logging.Handler):
     documented harmless ones)."""
 
     HARMLESS = ("Unexpected engine output: 'setup ", "Unexpected engine output: 'piece ",
-                "Not transmitting history with null moves", "may not be supported by all XBoard engines")
+                "Not transmitting history with null moves", "may not be supported by all XBoard engines",
+                "Unexpected engine output: 'stat01: ")  # the answer to `.` in analyze mode, unknown to python-chess
 
     def __init__(self):
         super().__init__(level=logging.WARNING)
@@ -205,4 +206,22 @@ def test_uci_multipv_with_fewer_legal_moves_than_lines(client_errors):
     with chess.engine.SimpleEngine.popen_uci(["antichess"], timeout=30) as engine:
         infos = engine.analyse(board, chess.engine.Limit(depth=3), multipv=8)
         assert _first_moves(infos) == [chess.Move.from_uci("c1b2")]
+    assert client_errors == []
+
+
+def test_xboard_client_analyses_with_root_moves(client_errors):
+    # python-chess analyses over CECP with `analyze` and restricts the root with `exclude`.
+    board = chess.variant.GiveawayBoard()
+    board.push_uci("e2e3")
+    allowed = [chess.Move.from_uci("g7g5"), chess.Move.from_uci("b7b5")]
+    with chess.engine.SimpleEngine.popen_xboard(["antichess"], timeout=30) as engine:
+        info = engine.analyse(board, chess.engine.Limit(depth=4))
+        assert info["pv"] and board.is_legal(info["pv"][0])
+        info = engine.analyse(board, chess.engine.Limit(depth=4), root_moves=allowed)
+        assert info["pv"][0] in allowed
+        with engine.analysis(board, root_moves=allowed[:1]) as analysis:
+            for info in analysis:
+                if info.get("depth", 0) >= 3:
+                    assert info["pv"][0] == allowed[0]
+                    break
     assert client_errors == []

@@ -14,8 +14,8 @@ from protocols.xboard import CECP_VARIANTS, SETUP
 
 FEATURES = [
     "feature done=0",
-    "feature ping=1 setboard=1 usermove=1 time=1 draw=0 sigint=0 reuse=1 analyze=0 colors=0 san=0 nps=1 "
-    "playother=1 highlight=1 debug=1 pause=0 ics=0 name=0 memory=0 smp=0 exclude=0 setscore=0",
+    "feature ping=1 setboard=1 usermove=1 time=1 draw=0 sigint=0 reuse=1 analyze=1 colors=0 san=0 nps=1 "
+    "playother=1 highlight=1 debug=1 pause=0 ics=0 name=0 memory=0 smp=0 exclude=1 setscore=0",
     'feature myname="antichess-engine 0.1"',
     'feature variants="normal,antichess,giveaway,suicide,losers,mit-antichess,antiking-antichess,antiking1,'
     'antiking2,hackerrank"',
@@ -23,6 +23,7 @@ FEATURES = [
     'feature option="MoveOverhead -spin 30 0 5000"',
     'feature option="SkillLevel -spin 20 0 20"',
     'feature option="ClearHash -button"',
+    'feature option="MultiPV -spin 1 1 64"',
     "feature done=1",
 ]
 
@@ -259,3 +260,104 @@ def test_a_short_game_through_the_command():
     engine.send("quit")
     assert engine.close(timeout=10) == 0
     assert len(game.move_stack) >= 4
+
+
+# -- analyze mode, exclude/include, MultiPV ------------------------------------------------
+
+def _pong_index(engine, number: int) -> int:
+    engine.send(f"ping {number}")
+    engine.expect(f"pong {number}", timeout=20)
+    return engine.output.index(f"pong {number}")
+
+
+def _thinking_after(engine, start: int, count: int = 1, timeout: float = 20.0) -> list[str]:
+    """At least `count` thinking lines after output index `start`; returns them all."""
+    engine.wait_for(lambda line: sum(bool(POST_RE.match(x)) for x in engine.output[start:]) >= count,
+                    timeout=timeout, start=start)
+    return [line for line in engine.output[start:] if POST_RE.match(line)]
+
+
+def _first_moves(lines: list[str]) -> list[str]:
+    return [POST_RE.match(line).group(7).split()[0] for line in lines if POST_RE.match(line).group(7)]
+
+
+def test_analyze_mode_follows_the_board_and_exits():
+    with EngineDriver.in_process("xboard") as engine:
+        engine.send("xboard", "protover 2")
+        engine.expect("feature done=1", timeout=60)
+        engine.send("new", "variant antichess", "force", "post", "analyze")
+        lines = _thinking_after(engine, _pong_index(engine, 1), 2)
+        assert all(Game("antichess").is_legal(move) for move in _first_moves(lines))
+        mark = engine.mark()
+        engine.send(".")
+        engine.wait_for(lambda line: re.match(r"^stat01: \d+ \d+ \d+ 0 20$", line) is not None, start=mark)
+
+        engine.send("usermove e2e3")  # the GUI moves for both sides; the analysis restarts
+        after = Game("antichess")
+        after.push("e2e3")
+        lines = _thinking_after(engine, _pong_index(engine, 2), 2)
+        assert all(after.is_legal(move) for move in _first_moves(lines))
+
+        engine.send("undo")
+        lines = _thinking_after(engine, _pong_index(engine, 3), 2)
+        assert all(Game("antichess").is_legal(move) for move in _first_moves(lines))
+
+        fen = "8/8/8/8/8/2p5/1p6/2B5 w - - 0 1"  # Bxb2 is forced
+        engine.send(f"setboard {fen}")
+        lines = _thinking_after(engine, _pong_index(engine, 4), 1)
+        assert set(_first_moves(lines)) == {"c1b2"}
+
+        engine.send("new")  # back to chess from its start, still analysing
+        lines = _thinking_after(engine, _pong_index(engine, 5), 2)
+        assert all(Game("chess").is_legal(move) for move in _first_moves(lines))
+
+        engine.send("exit")
+        done = _pong_index(engine, 6)
+        time.sleep(0.3)
+        assert not any(POST_RE.match(line) for line in engine.output[done:])
+        assert not any(line.startswith("move ") for line in engine.output)
+
+
+def test_exclude_and_include_in_analysis():
+    with EngineDriver.in_process("xboard") as engine:
+        engine.send("xboard", "protover 2")
+        engine.expect("feature done=1", timeout=60)
+        engine.send("new", "variant antichess", "force", "usermove e2e3", "usermove b7b5", "analyze")
+        # White must capture: f1b5 is the only legal move in antichess here.
+        engine.send("exclude all")
+        done = _pong_index(engine, 1)
+        time.sleep(0.3)
+        assert not any(POST_RE.match(line) for line in engine.output[done:])  # nothing left to search
+        engine.send("include f1b5")
+        lines = _thinking_after(engine, _pong_index(engine, 2), 1)
+        assert set(_first_moves(lines)) == {"f1b5"}
+        engine.send("exit", "undo", "analyze", "exclude e7e5", "exclude e7e6", "exclude g7g6")
+        lines = _thinking_after(engine, _pong_index(engine, 3), 3)
+        moves = _first_moves(lines)
+        assert moves and not {"e7e5", "e7e6", "g7g6"} & set(moves)
+        engine.send("include all")
+        _thinking_after(engine, _pong_index(engine, 4), 1)
+        engine.send("exclude z9z9", "ping 5")
+        engine.expect("pong 5")
+        assert "Illegal move (not a move): z9z9" in engine.output
+
+
+def test_multipv_option_in_analysis_and_in_play():
+    with EngineDriver.in_process("xboard") as engine:
+        engine.send("xboard", "protover 2")
+        engine.expect("feature done=1", timeout=60)
+        engine.send("new", "variant giveaway", "force", "option MultiPV=3", "analyze")
+        start = _pong_index(engine, 1)
+        lines = _thinking_after(engine, start, 9)
+        by_depth: dict[int, list[str]] = {}
+        for line in lines:
+            by_depth.setdefault(int(line.split()[0]), []).append(line)
+        complete = [depth for depth, group in by_depth.items() if len(group) == 3]
+        assert complete, lines
+        firsts = _first_moves(by_depth[complete[0]])
+        assert len(set(firsts)) == 3 and all(Game("giveaway").is_legal(move) for move in firsts)
+        engine.send("exit", "option MultiPV=1", "sd 3", "post", "go")
+        engine.expect_prefix("move ", timeout=30)
+        engine.send("option MultiPV=65", "ping 2")
+        engine.expect("pong 2")
+        assert "Error (option value 65 out of range 1..64): option MultiPV=65" in engine.output

@@ -1,0 +1,933 @@
+"""Endgame tables for the losing variants (antichess, suicide; giveaway uses antichess's),
+built by retrograde analysis on the rules core's own kernels and probed from Python.
+
+Layout.  A table holds every position of one material combination (2 to 4 pieces, each
+side at least one; kings are ordinary pieces) with either side to move.  The pieces fill
+fixed slots (their codes `color * 6 + type` in ascending order); slot 0's square is
+symmetry-reduced: to the 10-square triangle a1-d1-d4 in pawnless tables (8 symmetries of
+the square), to files a-d in tables with pawns (left-right mirror), every other slot takes
+any of the 64 squares.  index = side_to_move * S + r0 * 64**(n-1) + sq1 * 64**(n-2) + ...
+Indexes whose squares clash, or with a pawn on the first or last rank, are INVALID.
+Colour symmetry: only one of a material and its colour-reversed twin is stored (the side
+with more, then stronger, pieces is white); a position of the other is probed flipped
+(colours swapped, board mirrored top to bottom, other side to move).  Positions are
+indexed without an en-passant square or castling rights: a position right after a double
+step with an en-passant capture possible is valued by a one-ply search over its
+successors (in the compulsory-capture rule sets every successor is a capture, so it lies
+in a smaller table), both while building and while probing.
+
+Values.  Each entry is an int16 code for the side to move: 0 draw, d + 1 a win in d plies,
+-(d + 1) a loss in d plies, INVALID for an impossible index.  The distance counts plies
+to the end of the game by the rules (no pieces, no move, piece count), with best play:
+the winner ends it as fast as possible, the loser as late as possible.  Draw rules that
+need history or counters (repetition, 50 moves) are not applied.
+
+Building.  Materials are built in order of piece count, then pawn count: every capture
+leads into a smaller table and every promotion into a table with fewer pawns, both built
+before.  For one table, a forward pass over all indexes uses `movegen.legal_moves`,
+`make_move` and `game_status` to mark terminal positions, value the successors outside
+the table, and count the successors inside it; a second pass records each inside
+successor's predecessors.  The values then spread backwards by distance, one ply per
+round (a loss at d-1 makes its predecessors wins at d; a predecessor whose successors
+are all wins becomes a loss at one more than the longest).  What stays open is a draw.
+
+Files.  `<dir>/<variant>/<material>.actb`: the magic `ACTB`, a 4-byte header length, a
+JSON header (format version, rule set, material, piece slots, size, build seconds,
+statistics), then the table's int16 codes (little-endian) compressed with lzma.  Each file
+is written to a temporary name and moved into place, so a killed build keeps every
+finished table and a new build starts at the first table missing.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import lzma
+import os
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from . import movegen
+from ._jit import cache_root, kernel, uses_kernels
+from .bitboards import (
+    MAX_MOVES, NO_SQUARE, OCC, ONE, P_CASTLE, P_EP, P_SIDE, POS_SIZE, ZERO, count, lsb,
+)
+from .rules import get_rule_set
+
+FORMAT_VERSION = 1
+MAGIC = b"ACTB"
+MAX_PIECES = 4
+INVALID = -32768
+INF = 32767
+TYPE_LETTERS = "PNBRQK"  # piece types 0..5, as in engine.bitboards
+KEY_SPACE = 13 ** MAX_PIECES
+TABLE_VARIANTS = {"antichess": "antichess", "giveaway": "antichess", "suicide": "suicide"}
+
+# ---------------------------------------------------------------------------------------
+# Geometry: geo[0] triangle index of a square (-1 outside), geo[1] half-board index,
+# geo[2 + s] the square under symmetry s (s = 1 is the left-right mirror), geo[10] the
+# triangle's squares, geo[11] the half board's squares.
+
+
+def _geometry() -> np.ndarray:
+    geo = np.full((12, 64), -1, dtype=np.int64)
+    triangle = [f + 8 * r for r in range(4) for f in range(r, 4)]
+    half = [f + 8 * r for r in range(8) for f in range(4)]
+    for i, square in enumerate(triangle):
+        geo[0, square] = i
+        geo[10, i] = square
+    for i, square in enumerate(half):
+        geo[1, square] = i
+        geo[11, i] = square
+    for s in range(8):
+        for square in range(64):
+            f, r = square & 7, square >> 3
+            if s & 1:
+                f = 7 - f
+            if s & 2:
+                r = 7 - r
+            if s & 4:
+                f, r = r, f
+            geo[2 + s, square] = f + 8 * r
+    return geo
+
+
+GEO = _geometry()
+GEO.setflags(write=False)
+TRIANGLE_SIZE = 10
+HALF_SIZE = 32
+
+
+# ---------------------------------------------------------------------------------------
+# Materials
+
+
+@dataclass(frozen=True)
+class Material:
+    """A material combination: piece codes (color * 6 + type) in ascending order."""
+
+    codes: tuple[int, ...]
+
+    @property
+    def pieces(self) -> int:
+        return len(self.codes)
+
+    @property
+    def pawnful(self) -> bool:
+        return any(code % 6 == 0 for code in self.codes)
+
+    @property
+    def pawns(self) -> int:
+        return sum(code % 6 == 0 for code in self.codes)
+
+    @property
+    def slot_size(self) -> int:
+        """S: positions for one side to move."""
+        return (HALF_SIZE if self.pawnful else TRIANGLE_SIZE) * 64 ** (self.pieces - 1)
+
+    @property
+    def size(self) -> int:
+        return 2 * self.slot_size
+
+    @property
+    def name(self) -> str:
+        """'KQvN' style: white's letters, 'v', black's letters, strongest first."""
+        def side(color):
+            types = sorted((c % 6 for c in self.codes if c // 6 == color), reverse=True)
+            return "".join(TYPE_LETTERS[t] for t in types)
+        return side(0) + "v" + side(1)
+
+    @property
+    def key(self) -> int:
+        return material_key(self.codes)
+
+    def flipped(self) -> "Material":
+        return Material(tuple(sorted((c + 6) % 12 for c in self.codes)))
+
+    def canonical(self) -> "Material":
+        return self if _canonical_rank(self) >= _canonical_rank(self.flipped()) else self.flipped()
+
+    @classmethod
+    def parse(cls, name: str) -> "Material":
+        white, _, black = name.upper().partition("V")
+        codes = [TYPE_LETTERS.index(c) for c in white] + [6 + TYPE_LETTERS.index(c) for c in black]
+        return cls(tuple(sorted(codes)))
+
+
+def _canonical_rank(material: Material):
+    def side(color):
+        types = sorted((c % 6 for c in material.codes if c // 6 == color), reverse=True)
+        return (len(types), types)
+    return side(0), side(1)
+
+
+def material_key(codes) -> int:
+    key = 0
+    for code in sorted(codes, reverse=True):
+        key = key * 13 + code + 1
+    return key
+
+
+def materials(max_pieces: int) -> list[Material]:
+    """Every canonical material of 2..max_pieces pieces, in build order (pieces, then pawns)."""
+    found = set()
+    for n in range(2, max_pieces + 1):
+        for white in range(1, n):
+            for w in itertools.combinations_with_replacement(range(6), white):
+                for b in itertools.combinations_with_replacement(range(6), n - white):
+                    found.add(Material(tuple(sorted(list(w) + [6 + t for t in b]))).canonical())
+    return sorted(found, key=lambda m: (m.pieces, m.pawns, m.name))
+
+
+def dependencies(material: Material) -> list[Material]:
+    """The canonical materials one move away (a capture, a promotion, or both), present in tables."""
+    out = set()
+    codes = list(material.codes)
+    options = [codes]
+    for i, code in enumerate(codes):
+        if code % 6 == 0:
+            for t in range(1, 6):
+                options.append(codes[:i] + [code + t] + codes[i + 1:])
+    for option in options:
+        candidates = [option] + [option[:j] + option[j + 1:] for j in range(len(option))]
+        for candidate in candidates:
+            if candidate is codes:
+                continue
+            if len(candidate) < 2 or not any(c < 6 for c in candidate) or not any(c >= 6 for c in candidate):
+                continue
+            out.add(Material(tuple(sorted(candidate))).canonical())
+    out.discard(material)
+    return sorted(out, key=lambda m: (m.pieces, m.pawns, m.name))
+
+
+# ---------------------------------------------------------------------------------------
+# Kernels
+
+
+@kernel
+def _negate(code):
+    """The code for the mover from the code of the position after its move."""
+    if code > 0:
+        return -(code + 1)
+    if code < 0:
+        return 1 - code
+    return code
+
+
+@kernel
+def _preference(code):
+    """Higher is better for the side to move: quick wins, then draws, then long losses."""
+    if code > 0:
+        return np.int64(100000) - code
+    if code < 0:
+        return np.int64(-100000) - code
+    return np.int64(0)
+
+
+@kernel
+def _terminal_code(stack, r, rules, mlist):
+    """INF when stack[r] goes on, else its code for the side to move (distance 0)."""
+    status = movegen.game_status(stack, r, rules, mlist)
+    if status < 0:
+        return np.int64(INF)
+    result = status % 3
+    if result == 2:
+        return np.int64(0)
+    if result == np.int64(stack[r, P_SIDE]):
+        return np.int64(1)
+    return np.int64(-1)
+
+
+@kernel
+def _locate(stack, r, tdesc, keymap, geo, work):
+    """(table id, index) of the position stack[r] (no en-passant square), or (-1, -1).
+    (Rows are indexed in place: a row view costs reference counting in the inner loop.)"""
+    key = np.int64(0)
+    flipped_key = np.int64(0)
+    n = np.int64(0)
+    for c in range(11, -1, -1):
+        k = count(stack[r, (c // 6) * 8 + c % 6])
+        n += k
+        for _ in range(k):
+            key = key * 13 + c + 1
+        o = (c + 6) % 12  # the code whose colour-reversed code is c
+        k = count(stack[r, (o // 6) * 8 + o % 6])
+        for _ in range(k):
+            flipped_key = flipped_key * 13 + c + 1
+    if n < 2 or n > 4:
+        return np.int64(-1), np.int64(-1)
+    stm = np.int64(stack[r, P_SIDE])
+    flip = 0
+    tid = keymap[key]
+    if tid < 0:
+        tid = keymap[flipped_key]
+        flip = 1
+        stm = 1 - stm
+        if tid < 0:
+            return np.int64(-1), np.int64(-1)
+    # the squares in slot order (in the table's colour frame)
+    k = 0
+    while k < n:
+        c = tdesc[tid, 4 + k]
+        o = (c + 6) % 12 if flip else c
+        bb = stack[r, (o // 6) * 8 + o % 6]
+        while bb:
+            square = lsb(bb)
+            bb &= bb - ONE
+            work[k] = square ^ 56 if flip else square
+            k += 1
+    first = work[0]
+    f = first & 7
+    rank = first >> 3
+    sym = 0
+    if tdesc[tid, 2]:
+        if f > 3:
+            sym = 1
+        index = geo[1, geo[3 if sym else 2, first]]
+    else:
+        if f > 3:
+            sym |= 1
+            f = 7 - f
+        if rank > 3:
+            sym |= 2
+            rank = 7 - rank
+        if rank > f:
+            sym |= 4
+        index = geo[0, geo[2 + sym, first]]
+    for k in range(1, n):
+        index = index * 64 + geo[2 + sym, work[k]]
+    return tid, stm * tdesc[tid, 3] + index
+
+
+@kernel
+def _decode(tid, index, tdesc, geo, row):
+    """Write the position of `index` in table `tid` into `row`; False if the index is invalid."""
+    n = tdesc[tid, 1]
+    pawnful = tdesc[tid, 2]
+    size = tdesc[tid, 3]
+    for i in range(POS_SIZE):
+        row[i] = ZERO
+    stm = index // size
+    rest = index % size
+    occupied = ZERO
+    for k in range(n - 1, -1, -1):
+        if k == 0:
+            square = geo[11 if pawnful else 10, rest]
+        else:
+            square = rest % 64
+            rest //= 64
+        bit = ONE << np.uint64(square)
+        if occupied & bit:
+            return False
+        code = tdesc[tid, 4 + k]
+        if code % 6 == 0 and (square < 8 or square >= 56):
+            return False
+        occupied |= bit
+        color = code // 6
+        row[color * 8 + code % 6] |= bit
+        row[color * 8 + OCC] |= bit
+    row[P_SIDE] = np.uint64(stm)
+    row[P_EP] = np.uint64(NO_SQUARE)
+    return True
+
+
+@kernel
+def _plain_value(stack, r, rules, mlist, tdesc, keymap, geo, buf, work, current):
+    """Code of stack[r] (no en-passant square) from the tables in `buf`.  Returns
+    (code, index): index >= 0 means the position is in table `current` (code undefined);
+    code INVALID with index -1: not in any table given."""
+    if stack[r, OCC] == ZERO or stack[r, 8 + OCC] == ZERO:
+        return _terminal_code(stack, r, rules, mlist), np.int64(-1)
+    tid, index = _locate(stack, r, tdesc, keymap, geo, work)
+    if tid < 0 or index < 0:
+        return np.int64(INVALID), np.int64(-1)
+    if tid == current:
+        return np.int64(0), index
+    return np.int64(buf[tdesc[tid, 0] + index]), np.int64(-1)
+
+
+@kernel
+def _successor_value(stack, r, rules, mlist, tdesc, keymap, geo, buf, work, current):
+    """Like `_plain_value`, but a position with an en-passant square is valued by a
+    one-ply search over its successors (which must lie outside table `current`)."""
+    if np.int64(stack[r, P_EP]) == NO_SQUARE:
+        return _plain_value(stack, r, rules, mlist, tdesc, keymap, geo, buf, work, current)
+    terminal = _terminal_code(stack, r, rules, mlist)
+    if terminal != INF:
+        return terminal, np.int64(-1)
+    n = movegen.legal_moves(stack, r, rules, mlist)
+    best = np.int64(INVALID)
+    for i in range(n):
+        movegen.make_move(stack, r, r + 1, mlist[r, i], rules)
+        code, index = _plain_value(stack, r + 1, rules, mlist, tdesc, keymap, geo, buf, work, current)
+        if code == INVALID or index >= 0:
+            return np.int64(INVALID), np.int64(-1)
+        mine = _negate(code)
+        if best == INVALID or _preference(mine) > _preference(best):
+            best = mine
+    return best, np.int64(-1)
+
+
+@kernel
+def _scan(tid, lo, hi, rules, tdesc, keymap, geo, buf, stack, mlist, work,
+          st, dist, cnt, extwin, extloss, hasdraw, edge_src, edge_dst, state):
+    """Forward pass over indexes [lo, hi) of table `tid`: classify each position (st: 0
+    open, 1 win, 2 loss, 3 draw, 4 invalid), value its successors outside the table, and
+    append an edge (p, q) for each successor q inside it.  A position with no legal move
+    (or a side without pieces) is valued by `game_status`; in the compulsory-capture rule
+    sets a position with a legal move is never over.  state[0] is the edge count,
+    state[1] counts successors no table could value (an error).  Returns the index where
+    it stopped: hi, or earlier when the edge arrays are nearly full."""
+    capacity = edge_src.shape[0]
+    for p in range(lo, hi):
+        if state[0] + MAX_MOVES > capacity:
+            return p
+        if not _decode(tid, np.int64(p), tdesc, geo, stack[0]):
+            st[p] = 4
+            continue
+        n = movegen.legal_moves(stack, 0, rules, mlist)
+        if n == 0:
+            terminal = _terminal_code(stack, 0, rules, mlist)
+            dist[p] = 0
+            st[p] = 3 if terminal == 0 else (1 if terminal > 0 else 2)
+            continue
+        for i in range(n):
+            movegen.make_move(stack, 0, 1, mlist[0, i], rules)
+            code, index = _successor_value(stack, 1, rules, mlist, tdesc, keymap, geo, buf, work, tid)
+            if index >= 0:
+                cnt[p] += 1
+                edge_src[state[0]] = p
+                edge_dst[state[0]] = index
+                state[0] += 1
+                continue
+            if code == INVALID:
+                state[1] += 1
+                continue
+            mine = _negate(code)
+            if mine > 0:
+                if mine - 1 < extwin[p]:
+                    extwin[p] = mine - 1
+            elif mine < 0:
+                if -mine - 1 > extloss[p]:
+                    extloss[p] = -mine - 1
+            else:
+                hasdraw[p] = 1
+    return hi
+
+
+@kernel
+def _predecessors(edge_src, edge_dst, edges, offsets, preds):
+    """Counting sort of the edges by successor: preds[offsets[q]:offsets[q+1]] lists q's predecessors."""
+    size = offsets.shape[0] - 1
+    for e in range(edges):
+        offsets[edge_dst[e] + 1] += 1
+    for q in range(size):
+        offsets[q + 1] += offsets[q]
+    fill = offsets[:size].copy()
+    for e in range(edges):
+        q = edge_dst[e]
+        preds[fill[q]] = edge_src[e]
+        fill[q] += 1
+
+
+@kernel
+def _solve(st, dist, cnt, extwin, extloss, hasdraw, offsets, preds, pend, codes):
+    """Spread the values backwards by distance (see the module text); fill `codes`.
+    Returns the number of rounds."""
+    size = st.shape[0]
+    scheduled = np.int64(0)
+    for p in range(size):
+        if st[p] == 0:
+            pend[p] = INF
+            if extwin[p] < INF and extwin[p] > scheduled:
+                scheduled = extwin[p]
+            elif extwin[p] == INF and cnt[p] == 0 and hasdraw[p] == 0:
+                pend[p] = extloss[p]
+                if extloss[p] > scheduled:
+                    scheduled = extloss[p]
+    d = np.int64(1)
+    while True:
+        resolved = 0
+        for q in range(size):
+            sq = st[q]
+            if (sq == 1 or sq == 2) and dist[q] == d - 1:
+                for e in range(offsets[q], offsets[q + 1]):
+                    p = preds[e]
+                    if st[p] != 0:
+                        continue
+                    if sq == 2:
+                        st[p] = 1
+                        dist[p] = d
+                        resolved += 1
+                    else:
+                        cnt[p] -= 1
+                        if cnt[p] == 0 and extwin[p] == INF and hasdraw[p] == 0:
+                            last = max(d, np.int64(extloss[p]))
+                            if last == d:
+                                st[p] = 2
+                                dist[p] = d
+                                resolved += 1
+                            else:
+                                pend[p] = last
+                                if last > scheduled:
+                                    scheduled = last
+        for p in range(size):
+            if st[p] == 0:
+                if extwin[p] == d:
+                    st[p] = 1
+                    dist[p] = d
+                    resolved += 1
+                elif pend[p] == d:
+                    st[p] = 2
+                    dist[p] = d
+                    resolved += 1
+        if resolved == 0 and d >= scheduled:
+            break
+        d += 1
+    for p in range(size):
+        s = st[p]
+        if s == 1:
+            codes[p] = dist[p] + 1
+        elif s == 2:
+            codes[p] = -(dist[p] + 1)
+        elif s == 4:
+            codes[p] = INVALID
+        else:
+            codes[p] = 0
+    return d
+
+
+@kernel
+def _root_moves(stack, rules, mlist, tdesc, keymap, geo, buf, work, moves, codes):
+    """Every legal move of stack[0] with the code, for the mover, of the position after it
+    (INVALID when a successor is outside the loaded tables).  Returns the number of moves,
+    or -1 when the game is over (then codes[0] holds the terminal code)."""
+    terminal = _terminal_code(stack, 0, rules, mlist)
+    if terminal != INF:
+        codes[0] = terminal
+        return np.int64(-1)
+    n = movegen.legal_moves(stack, 0, rules, mlist)
+    for i in range(n):
+        moves[i] = mlist[0, i]
+        movegen.make_move(stack, 0, 1, mlist[0, i], rules)
+        code, index = _successor_value(stack, 1, rules, mlist, tdesc, keymap, geo, buf, work, np.int64(-1))
+        codes[i] = INVALID if code == INVALID else _negate(code)
+    return np.int64(n)
+
+
+@kernel
+def _locate_many(rows, tdesc, keymap, geo, work, tids, indexes):
+    for i in range(rows.shape[0]):
+        tid, index = _locate(rows, np.int64(i), tdesc, keymap, geo, work)
+        tids[i] = tid
+        indexes[i] = index
+
+
+# ---------------------------------------------------------------------------------------
+# Registry of tables for the kernels
+
+
+class _Registry:
+    """tdesc rows and the key map for a list of materials; buf holds their codes."""
+
+    def __init__(self, tables: list[Material]):
+        self.tables = list(tables)
+        self.tdesc = np.zeros((max(1, len(tables)), 8), dtype=np.int64)
+        self.keymap = np.full(KEY_SPACE, -1, dtype=np.int64)
+        for tid, material in enumerate(tables):
+            self.tdesc[tid, 1] = material.pieces
+            self.tdesc[tid, 2] = int(material.pawnful)
+            self.tdesc[tid, 3] = material.slot_size
+            for k, code in enumerate(material.codes):
+                self.tdesc[tid, 4 + k] = code
+            self.keymap[material.key] = tid
+        self.tid = {material: tid for tid, material in enumerate(tables)}
+
+
+# ---------------------------------------------------------------------------------------
+# Files
+
+
+def default_directory() -> Path:
+    """Where `antichess tablebase build` writes and the engine looks by default:
+    $ANTICHESS_TABLEBASE_DIR, else a `tablebases` folder beside the numba cache."""
+    explicit = os.environ.get("ANTICHESS_TABLEBASE_DIR")
+    if explicit:
+        return Path(explicit)
+    if os.environ.get("ANTICHESS_CACHE_DIR"):
+        return cache_root() / "tablebases"
+    return cache_root().parent / "tablebases"
+
+
+def table_variant(variant: str) -> str:
+    """The rule set whose tables serve `variant`; ValueError for rule sets without tables."""
+    name = get_rule_set(variant).name
+    if name not in TABLE_VARIANTS:
+        raise ValueError(f"no endgame tables for {name} (only {', '.join(TABLE_VARIANTS)})")
+    return TABLE_VARIANTS[name]
+
+
+def table_path(directory, variant: str, material: Material) -> Path:
+    return Path(directory) / table_variant(variant) / f"{material.name}.actb"
+
+
+def write_table(path: Path, header: dict, codes: np.ndarray) -> int:
+    """Write atomically (temporary file, then os.replace); returns the file size."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    head = json.dumps(header, sort_keys=True).encode()
+    payload = lzma.compress(codes.astype("<i2").tobytes(), preset=6)
+    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(MAGIC + len(head).to_bytes(4, "little") + head + payload)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temp, path)
+    except BaseException:
+        if os.path.exists(temp):
+            os.unlink(temp)
+        raise
+    return path.stat().st_size
+
+
+def read_header(path: Path) -> dict:
+    with open(path, "rb") as handle:
+        start = handle.read(8)
+        if len(start) != 8 or start[:4] != MAGIC:
+            raise ValueError(f"{path}: not an endgame table")
+        length = int.from_bytes(start[4:], "little")
+        return json.loads(handle.read(length))
+
+
+def read_table(path: Path) -> tuple[dict, np.ndarray]:
+    data = Path(path).read_bytes()
+    if data[:4] != MAGIC:
+        raise ValueError(f"{path}: not an endgame table")
+    length = int.from_bytes(data[4:8], "little")
+    header = json.loads(data[8:8 + length])
+    if header.get("format") != FORMAT_VERSION:
+        raise ValueError(f"{path}: format {header.get('format')}, expected {FORMAT_VERSION}")
+    codes = np.frombuffer(lzma.decompress(data[8 + length:]), dtype="<i2").astype(np.int16)
+    if codes.shape[0] != header["size"]:
+        raise ValueError(f"{path}: {codes.shape[0]} entries, header says {header['size']}")
+    return header, codes
+
+
+def _valid_table(path: Path, variant: str, material: Material) -> bool:
+    try:
+        header = read_header(path)
+    except (OSError, ValueError):
+        return False
+    return (header.get("format") == FORMAT_VERSION and header.get("variant") == variant
+            and header.get("material") == material.name)
+
+
+# ---------------------------------------------------------------------------------------
+# Building
+
+
+def table_stats(codes: np.ndarray, slot_size: int) -> dict:
+    """Won/drawn/lost counts per side to move and the longest win (plies)."""
+    out = {}
+    for side, name in ((0, "white"), (1, "black")):
+        part = codes[side * slot_size:(side + 1) * slot_size]
+        valid = part[part != INVALID]
+        wins = valid[valid > 0]
+        out[name] = {
+            "win": int(wins.size), "draw": int(np.count_nonzero(valid == 0)),
+            "loss": int(np.count_nonzero(valid < 0)),
+            "longest_win": int(wins.max() - 1) if wins.size else None,
+        }
+    return out
+
+
+@uses_kernels
+def build_table(variant: str, material: Material, directory,
+                progress: Callable[[int], None] | None = None, chunk: int = 1 << 16,
+                loaded: dict | None = None) -> dict:
+    """Build one table (its dependencies must be on disk) and write it; returns its header.
+    `progress(n)` is called with the number of positions just scanned."""
+    variant = table_variant(variant)
+    rules = get_rule_set(variant).to_array()
+    started = time.perf_counter()
+    deps = dependencies(material)
+    registry = _Registry(deps + [material])
+    parts = []
+    offset = 0
+    for tid, dep in enumerate(deps):
+        codes = loaded.get(dep) if loaded is not None else None
+        if codes is None:
+            _, codes = read_table(table_path(directory, variant, dep))
+            if loaded is not None and dep.pieces < MAX_PIECES:
+                loaded[dep] = codes
+        registry.tdesc[tid, 0] = offset
+        offset += codes.shape[0]
+        parts.append(codes)
+    buf = np.concatenate(parts) if parts else np.zeros(1, dtype=np.int16)
+    current = np.int64(len(deps))
+    size = material.size
+    st = np.zeros(size, dtype=np.uint8)
+    dist = np.zeros(size, dtype=np.int16)
+    cnt = np.zeros(size, dtype=np.int16)
+    extwin = np.full(size, INF, dtype=np.int16)
+    extloss = np.zeros(size, dtype=np.int16)
+    hasdraw = np.zeros(size, dtype=np.uint8)
+    stack = np.zeros((8, POS_SIZE), dtype=np.uint64)
+    mlist = np.zeros((8, MAX_MOVES), dtype=np.int32)
+    work = np.zeros(64, dtype=np.int64)
+    capacity = max(4 * MAX_MOVES, min(size * 8, 1 << 26))
+    edge_src = np.zeros(capacity, dtype=np.int32)
+    edge_dst = np.zeros(capacity, dtype=np.int32)
+    state = np.zeros(2, dtype=np.int64)
+    scan_seconds = 0.0
+    for lo in range(0, size, chunk):
+        hi = min(size, lo + chunk)
+        t0 = time.perf_counter()
+        at = lo
+        while at < hi:
+            at = int(_scan(current, np.int64(at), np.int64(hi), rules, registry.tdesc, registry.keymap, GEO,
+                           buf, stack, mlist, work, st, dist, cnt, extwin, extloss, hasdraw,
+                           edge_src, edge_dst, state))
+            if at < hi:  # edge arrays nearly full: grow them
+                edge_src = np.concatenate([edge_src, np.zeros_like(edge_src)])
+                edge_dst = np.concatenate([edge_dst, np.zeros_like(edge_dst)])
+        scan_seconds += time.perf_counter() - t0
+        if progress is not None:
+            progress(hi - lo)
+    if state[1]:
+        raise RuntimeError(f"{material.name}: {int(state[1])} successors outside the tables")
+    edges = int(state[0])
+    offsets = np.zeros(size + 1, dtype=np.int64)
+    preds = np.zeros(max(1, edges), dtype=np.int32)
+    _predecessors(edge_src, edge_dst, np.int64(edges), offsets, preds)
+    del edge_src, edge_dst
+    pend = np.zeros(size, dtype=np.int16)
+    codes = np.zeros(size, dtype=np.int16)
+    rounds = int(_solve(st, dist, cnt, extwin, extloss, hasdraw, offsets, preds, pend, codes))
+    seconds = time.perf_counter() - started
+    header = {
+        "format": FORMAT_VERSION, "variant": variant, "material": material.name,
+        "codes": list(material.codes), "pieces": material.pieces, "pawnful": material.pawnful,
+        "size": size, "slot_size": material.slot_size, "distance": "plies to the end of the game",
+        "rounds": rounds, "build_seconds": round(seconds, 3), "scan_seconds": round(scan_seconds, 3),
+        "positions_per_second": int(size / scan_seconds) if scan_seconds else 0, "edges": edges,
+        "stats": table_stats(codes, material.slot_size),
+    }
+    header["file_bytes"] = write_table(table_path(directory, variant, material), header, codes)
+    return header
+
+
+def build(variant: str, pieces: int = 3, directory=None,
+          callback: Callable[[dict], None] | None = None) -> list[dict]:
+    """Build every table of 2..pieces pieces missing from `directory` (resumable).
+
+    `callback(event)` receives dicts: {"event": "start", "total_positions", "tables"},
+    {"event": "progress", "positions"} and {"event": "table", "header", "skipped"}.
+    Returns the headers of the tables built now.
+    """
+    if not 2 <= pieces <= MAX_PIECES:
+        raise ValueError(f"pieces must be 2 to {MAX_PIECES}")
+    variant = table_variant(variant)
+    directory = Path(directory) if directory is not None else default_directory()
+    todo = materials(pieces)
+    pending = [m for m in todo if not _valid_table(table_path(directory, variant, m), variant, m)]
+    if callback:
+        callback({"event": "start", "tables": len(todo), "pending": len(pending),
+                  "total_positions": sum(m.size for m in pending)})
+    built = []
+    loaded: dict = {}
+    for material in todo:
+        path = table_path(directory, variant, material)
+        if material not in pending:
+            if callback:
+                callback({"event": "table", "header": read_header(path), "skipped": True})
+            continue
+        report = (lambda n: callback({"event": "progress", "positions": n})) if callback else None
+        header = build_table(variant, material, directory, report, loaded=loaded)
+        built.append(header)
+        if callback:
+            callback({"event": "table", "header": header, "skipped": False})
+    return built
+
+
+# ---------------------------------------------------------------------------------------
+# Probing
+
+
+@dataclass
+class ProbeResult:
+    """value 'win'/'draw'/'loss' for the side to move, distance in plies (0 for draws),
+    and the moves (UCI) that keep the value, best first (for a loss: every move, longest
+    resistance first)."""
+
+    value: str
+    distance: int
+    moves: list[str]
+    codes: list[int]
+
+
+class TablebaseError(ValueError):
+    """The position is not in the tables (too many pieces, castling rights, missing file)."""
+
+
+def _value_name(code: int) -> str:
+    return "win" if code > 0 else ("loss" if code < 0 else "draw")
+
+
+class Tablebase:
+    """Tables of one rule set in `directory`, loaded on first use."""
+
+    def __init__(self, variant: str, directory=None):
+        self.variant = table_variant(variant)
+        self.rules = get_rule_set(self.variant)
+        self._rules_array = self.rules.to_array()
+        self.directory = Path(directory) if directory is not None else default_directory()
+        self.registry = _Registry(materials(MAX_PIECES))
+        self._tables: dict[int, np.ndarray] = {}
+        self._missing: set[int] = set()
+        self._stack = np.zeros((8, POS_SIZE), dtype=np.uint64)
+        self._mlist = np.zeros((8, MAX_MOVES), dtype=np.int32)
+        self._work = np.zeros(64, dtype=np.int64)
+        self._moves = np.zeros(MAX_MOVES, dtype=np.int32)
+        self._codes = np.zeros(MAX_MOVES, dtype=np.int64)
+        self._buf = np.zeros(1, dtype=np.int16)
+        self._buf_tids: tuple = ()
+        self._keymap = self.registry.keymap
+        self.hits = 0
+
+    def available(self) -> list[str]:
+        folder = self.directory / self.variant
+        return sorted(p.stem for p in folder.glob("*.actb")) if folder.is_dir() else []
+
+    def max_pieces(self) -> int:
+        names = self.available()
+        return max((len(n) - 1 for n in names), default=0)
+
+    def _table(self, tid: int) -> np.ndarray | None:
+        table = self._tables.get(tid)
+        if table is None and tid not in self._missing:
+            material = self.registry.tables[tid]
+            path = table_path(self.directory, self.variant, material)
+            try:
+                header, table = read_table(path)
+            except (OSError, ValueError):
+                self._missing.add(tid)
+                return None
+            self._tables[tid] = table
+        return table
+
+    def _prepare(self, row: np.ndarray) -> str | None:
+        """Load every table one or two plies from `row` into the kernels' buffer; an error text or None."""
+        pieces = sum(int(row[c * 8 + OCC]).bit_count() for c in (0, 1))
+        if pieces > MAX_PIECES:
+            return f"{pieces} pieces (tables hold at most {MAX_PIECES})"
+        if int(row[P_CASTLE]):
+            return "castling rights"
+        codes = []
+        for color in (0, 1):
+            for t in range(6):
+                codes += [color * 6 + t] * int(row[color * 8 + t]).bit_count()
+        if len(codes) < 2 or not any(c < 6 for c in codes) or not any(c >= 6 for c in codes):
+            return None
+        material = Material(tuple(sorted(codes))).canonical()
+        wanted = [material] + dependencies(material)
+        tids = tuple(sorted(self.registry.tid[m] for m in wanted))
+        if tids == self._buf_tids:
+            return None
+        parts, offset = [], 0
+        keymap = np.full(KEY_SPACE, -1, dtype=np.int64)
+        for tid in tids:
+            table = self._table(tid)
+            if table is None:  # absent on disk: lookups into it fail (INVALID)
+                if self.registry.tables[tid] == material:
+                    return f"table {material.name} not found in {self.directory / self.variant}"
+                continue
+            self.registry.tdesc[tid, 0] = offset
+            keymap[self.registry.tables[tid].key] = tid
+            offset += table.shape[0]
+            parts.append(table)
+        self._buf = np.concatenate(parts)
+        self._keymap = keymap
+        self._buf_tids = tids
+        return None
+
+    @uses_kernels
+    def probe_row(self, row: np.ndarray) -> ProbeResult:
+        """Probe a position row (engine.bitboards layout).  TablebaseError if not in the tables."""
+        error = self._prepare(row)
+        if error:
+            raise TablebaseError(error)
+        self._stack[0] = row
+        n = int(_root_moves(self._stack, self._rules_array, self._mlist, self.registry.tdesc,
+                            self._keymap, GEO, self._buf, self._work, self._moves, self._codes))
+        if n < 0:
+            code = int(self._codes[0])
+            self.hits += 1
+            return ProbeResult(_value_name(code), abs(code) - 1 if code else 0, [], [])
+        codes = [int(c) for c in self._codes[:n]]
+        if any(c == INVALID for c in codes):
+            raise TablebaseError("a successor's table is missing")
+        from .moves import Move
+
+        order = sorted(range(n), key=lambda i: -int(_preference(np.int64(codes[i]))))
+        best = codes[order[0]]
+        if best < 0:
+            keep = order
+        else:
+            keep = [i for i in order if _value_name(codes[i]) == _value_name(best)]
+        self.hits += 1
+        return ProbeResult(_value_name(best), abs(best) - 1 if best else 0,
+                           [Move(int(self._moves[i])).uci() for i in keep], [codes[i] for i in keep])
+
+    def probe(self, game) -> ProbeResult:
+        """Probe a `Game`'s current position."""
+        if table_variant(game.variant) != self.variant:
+            raise TablebaseError(f"tables are for {self.variant}, game is {game.variant}")
+        return self.probe_row(game._row().copy())
+
+    def probe_fen(self, fen: str) -> ProbeResult:
+        from .fen import parse_fen
+
+        return self.probe_row(parse_fen(fen, self.rules))
+
+    def stored_code(self, row: np.ndarray) -> int:
+        """The table entry of a position without an en-passant square (for tests)."""
+        tid, index = _locate(row.reshape(1, -1), np.int64(0), self.registry.tdesc, self.registry.keymap,
+                             GEO, self._work)
+        table = self._table(int(tid)) if tid >= 0 else None
+        if table is None or index < 0:
+            raise TablebaseError("not in the tables")
+        return int(table[int(index)])
+
+
+_OPEN: dict[tuple[str, str], Tablebase] = {}
+
+
+def open_tablebase(variant: str, directory=None) -> Tablebase | None:
+    """A shared Tablebase for `variant` in `directory` (default folder when None), or None
+    when the rule set has no tables or the folder holds none."""
+    try:
+        name = table_variant(variant)
+    except ValueError:
+        return None
+    folder = Path(directory) if directory else default_directory()
+    key = (name, str(folder))
+    tb = _OPEN.get(key)
+    if tb is None:
+        tb = Tablebase(name, folder)
+        if not tb.available():
+            return None
+        _OPEN[key] = tb
+    return tb
+
+
+def decode_position(variant: str, material: Material, index: int) -> np.ndarray | None:
+    """The position row of `index` in `material`'s table, or None for an invalid index."""
+    registry = _Registry([material])
+    row = np.zeros(POS_SIZE, dtype=np.uint64)
+    return row if _decode(np.int64(0), np.int64(index), registry.tdesc, GEO, row) else None

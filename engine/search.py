@@ -25,6 +25,7 @@ from .bitboards import (
     OCC, ONE, P_CASTLE, P_EP, P_HALFMOVE, P_KEY, P_SIDE, PAWN, PAWN_DIAGONAL, PAWN_FORWARD, QUEEN,
     RANK_1, RANK_2, RANK_7, RANK_8, ROOK, ZERO, bishop_attacks, count, lsb, rook_attacks,
 )
+from .evaluation import learned_score
 from .movegen import (
     RESULT_DRAW, antiking_attackers, check_state, game_status, gen_legal, legal_moves, make_move,
     over_by_position, piece_type_at,
@@ -245,18 +246,20 @@ def count_moves_and_captures(pos, rules):
 def evaluate_losing(stack, idx, rules, mlist, our_moves):
     """Static score of a quiet node under compulsory capture, for the side to move.
 
-    Adds to `evaluate` the legal mobility of both sides (the opponent's counted after a
-    null move): having few moves, above all only forced captures, is what loses these games.
+    Counts the legal mobility of both sides (the opponent's after a null move): having few
+    moves, above all only forced captures, is what loses these games.  Where every
+    pseudo-legal move is legal (antichess, giveaway, suicide, hackerrank) the learned
+    evaluation (engine.evaluation) scores the position; elsewhere `evaluate` plus
+    hand-set mobility terms.
     """
     pos = stack[idx]
-    score = evaluate(pos, rules)
     make_move(stack, idx, idx + 1, np.int32(MOVE_PASS << 15), rules)
     if pseudo_legal_is_legal(rules):
         their_moves, their_captures = count_moves_and_captures(stack[idx + 1], rules)
-        forcing = their_captures > 0
-    else:
-        their_moves = gen_legal(stack, idx + 1, rules, mlist)
-        forcing = their_moves > 0 and (np.int64(mlist[idx + 1, 0]) & CAPTURE_FLAG) != 0
+        return learned_score(pos, our_moves - their_moves, their_captures > 0)
+    score = evaluate(pos, rules)
+    their_moves = gen_legal(stack, idx + 1, rules, mlist)
+    forcing = their_moves > 0 and (np.int64(mlist[idx + 1, 0]) & CAPTURE_FLAG) != 0
     score += MOBILITY_WEIGHT * (our_moves - their_moves)
     if forcing:
         score += FORCING_BONUS  # whatever we do now, they are likely to be forced to capture

@@ -68,6 +68,7 @@ class SearchInfo:
     pv: list[Move] = field(default_factory=list)
     hashfull: int = 0  # permille of the transposition table in use
     multipv: int = 1  # rank of this line among the best root moves (1 = the best)
+    tbhits: int = 0  # endgame-table probes that answered (engine.tablebase)
 
     @property
     def nps(self) -> int:
@@ -97,6 +98,7 @@ class Searcher:
         self.scores = np.zeros((0, MAX_MOVES), dtype=np.int32)
         self.excluded = np.zeros(MAX_MOVES, dtype=np.int32)
         self._proof_tree = None
+        self.tablebase_path: str | None = None  # endgame tables: None the default folder, "" none
         self.set_hash(hash_mb)
 
     def set_hash(self, hash_mb: int) -> None:
@@ -192,6 +194,9 @@ class Searcher:
         legal = game.legal_moves()
         if not legal:
             return SearchResult(None, None, None)
+        table = self._table_result(game, limits, started, on_info)
+        if table is not None:
+            return table
         roots = legal
         if limits.root_moves:
             wanted = {move.code for move in limits.root_moves}
@@ -322,6 +327,37 @@ class Searcher:
             else:
                 return score, found
             window *= 3
+
+    def _table_result(self, game: Game, limits: Limits, started: float, on_info) -> SearchResult | None:
+        """The endgame tables' best move when they hold the position (a quickest win, a
+        draw kept, a longest loss), reported as a one-line info with tbhits; else None."""
+        if self.tablebase_path == "" or limits.root_moves or (limits.multipv or 1) > 1:
+            return None
+        if game.piece_count("white") + game.piece_count("black") > 4:
+            return None
+        from . import tablebase
+
+        tb = tablebase.open_tablebase(game.variant, self.tablebase_path)
+        if tb is None:
+            return None
+        try:
+            probe = tb.probe(game)
+        except tablebase.TablebaseError:
+            return None
+        if not probe.moves:
+            return None
+        move = next(m for m in game.legal_moves() if m.uci() == probe.moves[0])
+        plies = probe.distance
+        mate = None if probe.value == "draw" else (1 if probe.value == "win" else -1) * ((plies + 1) // 2)
+        score = 0 if mate is None else (kernels.MATE - plies if mate > 0 else -kernels.MATE + plies)
+        info = SearchInfo(depth=1, seldepth=1, score=score, mate=mate, nodes=0,
+                          time=time.perf_counter() - started, pv=[move], hashfull=self.hashfull(), tbhits=1)
+        if on_info is not None:
+            on_info(info)
+        if limits.infinite:
+            while not self.control[kernels.CONTROL_STOP]:
+                time.sleep(0.005)  # "go infinite" must wait for stop before answering
+        return SearchResult(move, None, info)
 
     def _proof_stage(self, game: Game, legal: list[Move], budget: int, started: float) -> SearchResult | None:
         """Prove a win (returned as the result), else exclude root moves proven to lose."""

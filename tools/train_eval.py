@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Learn the antichess evaluation from self-play: play, label, fit, write the weights.
 
-    python3 tools/train_eval.py all [--games 3000] [--nodes 1500] [--seed 1]
+    python3 tools/train_eval.py all [--games 4000] [--nodes 1500] [--seed 1]
     python3 tools/train_eval.py play --games N --nodes N --out artifacts/evaldata.npz
     python3 tools/train_eval.py fit --data artifacts/evaldata.npz --out engine/eval_weights.json
 
@@ -134,20 +134,21 @@ def write_json(path: Path, payload: dict) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("stage", choices=("play", "fit", "all"))
-    parser.add_argument("--games", type=int, default=3000)
+    parser.add_argument("--games", type=int, default=4000)
     parser.add_argument("--nodes", type=int, default=1500)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--data", default=str(ROOT / "artifacts" / "evaldata.npz"))
     parser.add_argument("--out", default=None, help="weights file (default engine/eval_weights.json)")
     parser.add_argument("--scale", type=float, default=200.0, help="centipawns per logistic unit")
-    parser.add_argument("--l2", type=float, default=1e-4)
-    parser.add_argument("--steps", type=int, default=4000)
+    parser.add_argument("--l2", type=float, default=1e-7)
+    parser.add_argument("--steps", type=int, default=3000)
     args = parser.parse_args()
     data_path = Path(args.data)
     if args.stage in ("play", "all"):
         data = play(args.games, args.nodes, args.seed, report=lambda line: print(line, file=sys.stderr))
         data_path.parent.mkdir(parents=True, exist_ok=True)
-        np.savez_compressed(data_path, **data)
+        command = f"python3 tools/train_eval.py play --games {args.games} --nodes {args.nodes} --seed {args.seed}"
+        np.savez_compressed(data_path, command=np.array(command), **data)
         print(f"{len(data['rows'])} positions from {args.games} games -> {data_path}")
     if args.stage in ("fit", "all"):
         from engine.evaluation import FEATURE_NAMES, ENGINE_WEIGHTS_PATH
@@ -165,7 +166,8 @@ def main() -> int:
         write_json(out, {
             "about": ("Antichess evaluation weights (centipawns per feature unit) fitted by "
                       "tools/train_eval.py; feature names in engine/evaluation.py."),
-            "command": " ".join(["python3", "tools/train_eval.py"] + sys.argv[1:]),
+            "data": str(data["command"]) if "command" in data else "unknown",
+            "fit": f"python3 tools/train_eval.py fit --scale {args.scale} --l2 {args.l2} --steps {args.steps}",
             "positions": int(len(results)), "games": int(data["games"].max() + 1),
             "scale": args.scale, "l2": args.l2, "train_loss": train_loss, "test_loss": test_loss,
             "weights": {name: round(float(w), 3) for name, w in zip(FEATURE_NAMES, weights)},

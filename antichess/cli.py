@@ -8,6 +8,7 @@
     antichess bench [--depth N]  fixed search workload: node signature and speed
     antichess perft --variant V [--fen FEN] [--moves M ...] --depth N [--divide]   (Ctrl-C stops it at once)
     antichess warmup
+    antichess tablebase build|probe|stats ...  endgame tables of antichess/suicide (docs/tablebases.md)
 
 Every error is one line on stderr (`antichess: error: ...`) and a non-zero exit status,
 never a traceback.  Run as `antichess ...` or `python -m antichess ...`.  The subcommands'
@@ -55,6 +56,21 @@ def _build_parser() -> argparse.ArgumentParser:
     commands.add_parser("hackerrank", help="read a HackerRank board on stdin, print one move")
     textui = commands.add_parser("textui", help="the MIT 6.170 TextUI on stdin/stdout")
     textui.add_argument("-s", dest="show_board", action="store_true", help="enable ShowBoard")
+    tablebase = commands.add_parser("tablebase", help="endgame tables: build, probe, stats")
+    tb_commands = tablebase.add_subparsers(dest="tb_command", metavar="ACTION", parser_class=_Parser,
+                                           required=True)
+    for action, text in (("build", "build the tables missing from the folder (resumable)"),
+                         ("probe", "value, distance and best moves of FENs (arguments, else stdin lines)"),
+                         ("stats", "won/drawn/lost counts, longest win, build time and size per table")):
+        sub = tb_commands.add_parser(action, help=text)
+        sub.add_argument("--variant", default="antichess", help="antichess, giveaway or suicide")
+        sub.add_argument("--dir", help="table folder (default: the engine's cache folder)")
+        if action == "build":
+            sub.add_argument("--pieces", default="3", help="largest piece count, 2 to 4 (default 3)")
+            sub.add_argument("--only", nargs="*", metavar="MATERIAL",
+                             help="just these materials (e.g. KQvK) and the tables they need")
+        if action == "probe":
+            sub.add_argument("fens", nargs="*", metavar="FEN")
     return parser
 
 
@@ -176,6 +192,79 @@ def _warmup(args: argparse.Namespace) -> None:
     print(f"engine kernels ready in {seconds:.1f} s (cache: {CACHE_DIR})")
 
 
+def _tablebase(args: argparse.Namespace) -> int:
+    """`antichess tablebase build|probe|stats` (engine.tablebase does the work)."""
+    import time
+
+    from engine import tablebase
+
+    try:
+        tablebase.table_variant(args.variant)
+    except Exception as error:  # unknown rule set or one without tables
+        raise CommandError(str(error)) from None
+    directory = args.dir or tablebase.default_directory()
+    if args.tb_command == "build":
+        if not args.pieces.isdigit() or not 2 <= int(args.pieces) <= tablebase.MAX_PIECES:
+            raise CommandError(f"--pieces must be 2 to {tablebase.MAX_PIECES}")
+        started = time.perf_counter()
+        bar = None
+        done = {"positions": 0, "tables": 0, "seconds": 0.0}
+
+        def callback(event: dict) -> None:
+            nonlocal bar
+            if event["event"] == "start":
+                print(f"{event['pending']} of {event['tables']} tables to build, {event['total_positions']} "
+                      f"positions, in {directory}", file=sys.stderr, flush=True)
+                if sys.stderr.isatty():
+                    from tqdm import tqdm
+
+                    bar = tqdm(total=event["total_positions"], unit="pos", unit_scale=True, leave=False)
+            elif event["event"] == "progress" and bar is not None:
+                bar.update(event["positions"])
+            elif event["event"] == "table" and not event["skipped"]:
+                header = event["header"]
+                done["positions"] += header["size"]
+                done["tables"] += 1
+                done["seconds"] += header["scan_seconds"]
+                line = (f"{header['material']}: {header['size']} positions in {header['build_seconds']:.2f} s "
+                        f"({header['positions_per_second']} positions/s), {header['file_bytes']} bytes")
+                if bar is not None:
+                    bar.set_postfix_str(header["material"], refresh=False)
+                else:
+                    print(line, file=sys.stderr, flush=True)
+
+        try:
+            tablebase.build(args.variant, int(args.pieces), directory, callback, only=args.only)
+        finally:
+            if bar is not None:
+                bar.close()
+        seconds = time.perf_counter() - started
+        rate = int(done["positions"] / done["seconds"]) if done["seconds"] else 0
+        print(f"built {done['tables']} tables ({done['positions']} positions) in {seconds:.1f} s; "
+              f"generator {rate} positions/s")
+        return 0
+    if args.tb_command == "stats":
+        print(tablebase.stats_markdown(args.variant, directory))
+        return 0
+    tb = tablebase.Tablebase(args.variant, directory)
+    lines = args.fens or (line.strip() for line in sys.stdin)
+    failed = False
+    out = sys.stdout
+    for fen in lines:
+        if not fen:
+            continue
+        try:
+            result = tb.probe_fen(fen)
+        except Exception as error:  # FenError, TablebaseError: one line, then the rest
+            failed = True
+            out.write(f"error {fen}: {error}\n")
+            continue
+        out.write(f"value {result.value} distance {result.distance} moves {' '.join(result.moves)}".rstrip()
+                  + "\n")
+    out.flush()
+    return 1 if failed else 0
+
+
 def _protocol(name: str):
     """The loop of one protocol adapter, imported only when asked for (keeps start-up fast)."""
     import importlib
@@ -203,12 +292,12 @@ def main(argv: list[str] | None = None) -> int:
         from textui.__main__ import main as textui_main
 
         return textui_main(["-s"] if args.show_board else [])
-    handlers = {"perft": _perft, "warmup": _warmup, "bench": _bench}
+    handlers = {"perft": _perft, "warmup": _warmup, "bench": _bench, "tablebase": _tablebase}
     if args.command is None:
         parser.print_usage(sys.stderr)
         return 2
     try:
-        handlers[args.command](args)
+        status = handlers[args.command](args)
     except CommandError as error:
         print(f"antichess: error: {error}", file=sys.stderr)
         return 1
@@ -218,7 +307,7 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:
         return 0
     sys.stdout.flush()
-    return 0
+    return status or 0
 
 
 if __name__ == "__main__":

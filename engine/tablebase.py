@@ -528,6 +528,48 @@ def _locate_many(rows, tdesc, keymap, geo, work, tids, indexes):
         indexes[i] = index
 
 
+@kernel
+def _verify(tid, rules, tdesc, keymap, geo, buf, stack, mlist, work, bad):
+    """Check every position of table `tid` (held in `buf` with its dependencies) against
+    its successors: a win in d has a move to a loss in d-1 and none faster, a loss has only
+    moves to wins and the slowest takes d-1, a draw has no winning move and a drawing one;
+    a position without moves carries `game_status`'s value.  Returns the number of
+    positions that break this; their indexes go into `bad` (as many as fit)."""
+    offset = tdesc[tid, 0]
+    size = 2 * tdesc[tid, 3]
+    wrong = np.int64(0)
+    for p in range(size):
+        stored = np.int64(buf[offset + p])
+        if not _decode(tid, np.int64(p), tdesc, geo, stack[0]):
+            if stored != INVALID:
+                if wrong < bad.shape[0]:
+                    bad[wrong] = p
+                wrong += 1
+            continue
+        n = movegen.legal_moves(stack, 0, rules, mlist)
+        if n == 0:
+            best = _terminal_code(stack, 0, rules, mlist)
+            if best != 0 and best != 1 and best != -1:
+                best = INVALID
+        else:
+            best = np.int64(INVALID)
+            for i in range(n):
+                movegen.make_move(stack, 0, 1, mlist[0, i], rules)
+                code, index = _successor_value(stack, 1, rules, mlist, tdesc, keymap, geo, buf, work,
+                                               np.int64(-1))
+                if code == INVALID:
+                    best = np.int64(INVALID)
+                    break
+                mine = _negate(code)
+                if best == INVALID or _preference(mine) > _preference(best):
+                    best = mine
+        if best != stored:
+            if wrong < bad.shape[0]:
+                bad[wrong] = p
+            wrong += 1
+    return wrong
+
+
 # ---------------------------------------------------------------------------------------
 # Registry of tables for the kernels
 
@@ -722,9 +764,21 @@ def build_table(variant: str, material: Material, directory,
     return header
 
 
+def closure(wanted) -> list[Material]:
+    """`wanted` materials and everything they depend on, in build order."""
+    out, todo = set(), [Material.parse(m).canonical() if isinstance(m, str) else m.canonical() for m in wanted]
+    while todo:
+        material = todo.pop()
+        if material not in out:
+            out.add(material)
+            todo.extend(dependencies(material))
+    return sorted(out, key=lambda m: (m.pieces, m.pawns, m.name))
+
+
 def build(variant: str, pieces: int = 3, directory=None,
-          callback: Callable[[dict], None] | None = None) -> list[dict]:
-    """Build every table of 2..pieces pieces missing from `directory` (resumable).
+          callback: Callable[[dict], None] | None = None, only=None) -> list[dict]:
+    """Build every table of 2..pieces pieces missing from `directory` (resumable); with
+    `only` (material names), just those and the tables they depend on.
 
     `callback(event)` receives dicts: {"event": "start", "total_positions", "tables"},
     {"event": "progress", "positions"} and {"event": "table", "header", "skipped"}.
@@ -734,7 +788,7 @@ def build(variant: str, pieces: int = 3, directory=None,
         raise ValueError(f"pieces must be 2 to {MAX_PIECES}")
     variant = table_variant(variant)
     directory = Path(directory) if directory is not None else default_directory()
-    todo = materials(pieces)
+    todo = materials(pieces) if only is None else closure(only)
     pending = [m for m in todo if not _valid_table(table_path(directory, variant, m), variant, m)]
     if callback:
         callback({"event": "start", "tables": len(todo), "pending": len(pending),
@@ -753,6 +807,26 @@ def build(variant: str, pieces: int = 3, directory=None,
         if callback:
             callback({"event": "table", "header": header, "skipped": False})
     return built
+
+
+def verify_table(variant: str, material: Material, directory, limit: int = 20) -> list[int]:
+    """Indexes (at most `limit`) of positions of a built table whose entry disagrees with its
+    successors' entries (see `_verify`); an empty list for a consistent table."""
+    variant = table_variant(variant)
+    rules = get_rule_set(variant).to_array()
+    tables = dependencies(material) + [material]
+    registry = _Registry(tables)
+    parts, offset = [], 0
+    for tid, table in enumerate(tables):
+        _, codes = read_table(table_path(directory, variant, table))
+        registry.tdesc[tid, 0] = offset
+        offset += codes.shape[0]
+        parts.append(codes)
+    bad = np.zeros(limit, dtype=np.int64)
+    wrong = int(_verify(np.int64(len(tables) - 1), rules, registry.tdesc, registry.keymap, GEO,
+                        np.concatenate(parts), np.zeros((8, POS_SIZE), dtype=np.uint64),
+                        np.zeros((8, MAX_MOVES), dtype=np.int32), np.zeros(64, dtype=np.int64), bad))
+    return [int(i) for i in bad[:min(wrong, limit)]] + ([-1] if wrong > limit else [])
 
 
 # ---------------------------------------------------------------------------------------
@@ -905,24 +979,25 @@ class Tablebase:
         return int(table[int(index)])
 
 
-_OPEN: dict[tuple[str, str], Tablebase] = {}
+_OPEN: dict[tuple[str, str], tuple[Tablebase | None, float]] = {}
+_RECHECK_SECONDS = 10.0  # how long "no tables in this folder" is believed
 
 
 def open_tablebase(variant: str, directory=None) -> Tablebase | None:
     """A shared Tablebase for `variant` in `directory` (default folder when None), or None
-    when the rule set has no tables or the folder holds none."""
+    when the rule set has no tables or the folder holds none (checked again after a while)."""
     try:
         name = table_variant(variant)
     except ValueError:
         return None
     folder = Path(directory) if directory else default_directory()
     key = (name, str(folder))
-    tb = _OPEN.get(key)
-    if tb is None:
-        tb = Tablebase(name, folder)
-        if not tb.available():
-            return None
-        _OPEN[key] = tb
+    tb, checked = _OPEN.get(key, (None, 0.0))
+    if tb is None and time.monotonic() - checked > _RECHECK_SECONDS:
+        folder_of_tables = folder / name
+        if folder_of_tables.is_dir() and any(folder_of_tables.glob("*.actb")):
+            tb = Tablebase(name, folder)
+        _OPEN[key] = (tb, time.monotonic())
     return tb
 
 
@@ -931,3 +1006,40 @@ def decode_position(variant: str, material: Material, index: int) -> np.ndarray 
     registry = _Registry([material])
     row = np.zeros(POS_SIZE, dtype=np.uint64)
     return row if _decode(np.int64(0), np.int64(index), registry.tdesc, GEO, row) else None
+
+
+def stats_markdown(variant: str, directory=None) -> str:
+    """A Markdown table of every table in `directory`: won/drawn/lost per side to move,
+    longest win, build seconds and file size (from the file headers)."""
+    variant = table_variant(variant)
+    directory = Path(directory) if directory is not None else default_directory()
+    rows = []
+    for material in materials(MAX_PIECES):
+        path = table_path(directory, variant, material)
+        if not path.exists():
+            continue
+        header = read_header(path)
+        w, b = header["stats"]["white"], header["stats"]["black"]
+        longest = max((x["longest_win"] or 0) for x in (w, b))
+        header["file_bytes"] = path.stat().st_size
+        rows.append((header, f"| {material.name} | {w['win']} / {w['draw']} / {w['loss']} | "
+                             f"{b['win']} / {b['draw']} / {b['loss']} | {longest} | "
+                             f"{header['build_seconds']:.2f} | {path.stat().st_size} |"))
+    lines = [f"{variant}: {len(rows)} tables",
+             "",
+             "| material | white to move: won / drawn / lost | black to move: won / drawn / lost "
+             "| longest win (plies) | build s | bytes |",
+             "|---|---|---|---|---|---|"]
+    lines += [row for _, row in rows]
+    by_count: dict[int, list] = {}
+    for header, _ in rows:
+        by_count.setdefault(header["pieces"], []).append(header)
+    lines.append("")
+    for pieces, headers in sorted(by_count.items()):
+        seconds = sum(h["build_seconds"] for h in headers)
+        size = sum(h["file_bytes"] for h in headers)
+        positions = sum(h["size"] for h in headers)
+        scan = sum(h["scan_seconds"] for h in headers)
+        lines.append(f"- {pieces} pieces: {len(headers)} tables, {positions} indexes, built in {seconds:.1f} s "
+                     f"(generator {int(positions / scan) if scan else 0} positions/s), {size} bytes on disk")
+    return "\n".join(lines)

@@ -4,6 +4,12 @@ A Searcher owns the transposition table and move-ordering tables (preallocated N
 arrays) and is reused move after move.  `search()` runs in the calling thread; the kernels
 release the GIL, so another thread may call `stop()` at any time (a protocol adapter's
 input loop, or the Searcher's own deadline timer).
+
+With `set_threads(n)`, n > 1, the search is a Lazy SMP one: n - 1 helper threads run their
+own iterative deepening on their own copies of the stack, move and ordering arrays, sharing
+only the transposition table (and so each other's results) with the calling thread, which
+alone decides and reports.  Helpers start at varied depths so they do not all search the
+same tree in step; they stop when the main search ends or on `stop()`.
 """
 
 from __future__ import annotations
@@ -90,16 +96,25 @@ class Searcher:
     def __init__(self, hash_mb: int = 16):
         self._lock = threading.Lock()
         self.control = np.zeros(kernels.CONTROL_SIZE, dtype=np.int64)
-        self.state = np.zeros(kernels.STATE_SIZE, dtype=np.int64)
+        self.state = _own_cache_lines(kernels.STATE_SIZE)
         self.killers = np.zeros((kernels.MAX_PLY, 2), dtype=np.int32)
         self.history = np.zeros((2, 64, 64), dtype=np.int32)
         self.pv = np.zeros((kernels.MAX_PLY, kernels.MAX_PLY), dtype=np.int32)
         self.pv_length = np.zeros(kernels.MAX_PLY, dtype=np.int64)
         self.scores = np.zeros((0, MAX_MOVES), dtype=np.int32)
         self.excluded = np.zeros(MAX_MOVES, dtype=np.int32)
+        self.helper_control = np.zeros(kernels.CONTROL_SIZE, dtype=np.int64)
+        self.threads = 1
+        self._helpers: list[_Helper] = []
+        self._active = 0  # helpers of the running search
         self._proof_tree = None
         self.tablebase_path: str | None = None  # endgame tables: None the default folder, "" none
         self.set_hash(hash_mb)
+
+    def set_threads(self, threads: int) -> None:
+        """Search with `threads` threads (1 to 256; 1 is the plain single-threaded search),
+        from the next search on."""
+        self.threads = max(1, min(256, int(threads)))
 
     def set_hash(self, hash_mb: int) -> None:
         """Resize the transposition table to at most `hash_mb` MiB (1 to 4096); clears it."""
@@ -118,6 +133,7 @@ class Searcher:
     def stop(self) -> None:
         """Ask a running search to return as soon as possible (thread-safe, idempotent)."""
         self.control[kernels.CONTROL_STOP] = 1
+        self.helper_control[kernels.CONTROL_STOP] = 1
 
     @uses_kernels
     def prove(self, game: Game, prover: str, max_nodes: int) -> tuple[int, list[tuple[Move, int, int]]]:
@@ -220,6 +236,7 @@ class Searcher:
         best_move = roots[0]
         last_info = None
         result = None
+        helpers: list[threading.Thread] = []
         try:
             bounded = limits.depth is not None or limits.nodes is not None
             if (limits.proof and compiled and not bounded and game.rules.must_capture and len(legal) > 1
@@ -231,6 +248,8 @@ class Searcher:
                         on_info(proven.info)
                     result = proven
             base = [int(code) for code in self.excluded if code] + outside
+            if result is None and self.threads > 1 and max_depth > 1:
+                helpers = self._start_helpers(stack, mlist, idx, rules, base, max_depth)
             last_lines: list[SearchInfo] = []
             for depth in range(1, max_depth + 1) if result is None else ():
                 infos: list[SearchInfo] = []
@@ -279,11 +298,39 @@ class Searcher:
         finally:
             if timer is not None:
                 timer.cancel()
+            if helpers:
+                self.helper_control[kernels.CONTROL_STOP] = 1
+                for helper in helpers:
+                    helper.join()
+                self._active = 0
         game._legal = None  # the kernels reused the move buffer of the current row
         if result is not None:
             return result
         ponder = last_info.pv[1] if last_info and len(last_info.pv) > 1 and last_info.pv[0] == best_move else None
         return SearchResult(best_move, ponder, last_info)
+
+    def _start_helpers(self, stack, mlist, idx, rules, excluded: list[int], max_depth: int) -> list[threading.Thread]:
+        """Start the Lazy SMP helper threads on copies of the search arrays."""
+        self.helper_control[:] = 0
+        self.helper_control[kernels.CONTROL_CHECK_MASK] = self.control[kernels.CONTROL_CHECK_MASK]
+        while len(self._helpers) < self.threads - 1:
+            self._helpers.append(_Helper())
+        threads = []
+        self._active = self.threads - 1
+        for number, helper in enumerate(self._helpers[:self._active], 1):
+            helper.prepare(stack, mlist, self.history, excluded)
+            thread = threading.Thread(target=helper.run, name=f"search-helper-{number}", daemon=True,
+                                      args=(self, idx, rules, 1 + number % 2, max_depth))
+            thread.start()
+            threads.append(thread)
+        return threads
+
+    def _nodes(self) -> int:
+        """Nodes searched by the main thread and the helpers of the running search."""
+        nodes = int(self.state[kernels.STATE_NODES])
+        if self._active:
+            nodes += sum(int(helper.state[kernels.STATE_NODES]) for helper in self._helpers[:self._active])
+        return nodes
 
     def _exclude(self, codes: list[int]) -> None:
         """The root moves the next iteration must not search (the kernel reads `excluded`)."""
@@ -388,5 +435,50 @@ class Searcher:
         length = int(self.pv_length[0])
         pv = [Move(int(code)) for code in self.pv[0, :length] if code]
         return SearchInfo(depth=depth, seldepth=int(self.state[kernels.STATE_SELDEPTH]), score=score,
-                          mate=mate, nodes=int(self.state[kernels.STATE_NODES]), time=elapsed, pv=pv,
-                          hashfull=self.hashfull())
+                          mate=mate, nodes=self._nodes(), time=elapsed, pv=pv, hashfull=self.hashfull())
+
+
+def _own_cache_lines(size: int) -> np.ndarray:
+    """A zeroed int64[size] on cache lines of its own: a search thread counts its nodes in
+    it at every node, and a neighbour's writes to the same line would stall both threads."""
+    line = 64 // 8
+    buffer = np.zeros(size + 3 * line, dtype=np.int64)
+    start = line + (-(buffer.ctypes.data // 8) % line)
+    return buffer[start:start + size]
+
+
+class _Helper:
+    """One Lazy SMP helper: its own copies of everything a search writes except the
+    transposition table, reused from search to search."""
+
+    def __init__(self):
+        self.state = _own_cache_lines(kernels.STATE_SIZE)
+        self.killers = np.zeros((kernels.MAX_PLY, 2), dtype=np.int32)
+        self.pv = np.zeros((kernels.MAX_PLY, kernels.MAX_PLY), dtype=np.int32)
+        self.pv_length = np.zeros(kernels.MAX_PLY, dtype=np.int64)
+        self.excluded = np.zeros(MAX_MOVES, dtype=np.int32)
+        self.scores = np.zeros((0, MAX_MOVES), dtype=np.int32)
+
+    def prepare(self, stack, mlist, history, excluded: list[int]) -> None:
+        """Copy the position (with its history rows) and the main thread's move history."""
+        self.stack = stack.copy()
+        self.mlist = mlist.copy()
+        self.history = history.copy()
+        if self.scores.shape[0] < stack.shape[0]:
+            self.scores = np.zeros((stack.shape[0], MAX_MOVES), dtype=np.int32)
+        self.state[:] = 0
+        self.killers[:] = 0
+        self.excluded[:] = 0
+        self.excluded[:len(excluded)] = excluded
+
+    def run(self, searcher: Searcher, idx: int, rules, first_depth: int, max_depth: int) -> None:
+        """Iterative deepening from `first_depth` until the main search ends or is stopped."""
+        control = searcher.helper_control
+        depth = first_depth
+        while depth <= max_depth and not control[kernels.CONTROL_STOP]:
+            self.state[kernels.STATE_STOPPED] = 0
+            kernels.search_root(
+                self.stack, np.int64(idx), np.int64(depth), np.int64(-kernels.INFINITY),
+                np.int64(kernels.INFINITY), rules, self.mlist, self.scores, searcher.tt_keys, searcher.tt_data,
+                self.killers, self.history, self.pv, self.pv_length, self.state, control, self.excluded)
+            depth += 1

@@ -292,9 +292,17 @@ class Adapter:
             from engine import Searcher
 
             self._searcher = Searcher(hash_mb=self.hash_mb)
+            self._searcher.set_threads(self.threads)
         return self._searcher
 
     hash_mb = HASH_DEFAULT
+    threads = 1
+
+    def set_threads(self, threads: int) -> None:
+        """Search with `threads` threads from the next search on (Lazy SMP, see engine.searcher)."""
+        self.threads = threads
+        if self._searcher is not None:
+            self._searcher.set_threads(threads)
 
     def start_job(self, job: Job) -> None:
         """Run `job` in a worker thread; its completion comes back as an event."""

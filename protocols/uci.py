@@ -17,8 +17,8 @@ from typing import Callable
 
 from .host import (
     ENGINE_AUTHOR, ENGINE_NAME, HASH_DEFAULT, HASH_MAX, HASH_MIN, MULTIPV_MAX, MULTIPV_MIN, OVERHEAD_DEFAULT,
-    OVERHEAD_MAX, OVERHEAD_MIN, SKILL_MAX, SKILL_MIN, UCI_VARIANT_NAMES, Adapter, Job, canonical_variant,
-    run_stdio,
+    OVERHEAD_MAX, OVERHEAD_MIN, SKILL_MAX, SKILL_MIN, THREADS_MAX, THREADS_MIN, UCI_VARIANT_NAMES, Adapter, Job,
+    canonical_variant, run_stdio,
 )
 from .play import think
 
@@ -26,7 +26,7 @@ GO_INT_TOKENS = ("wtime", "btime", "winc", "binc", "movestogo", "movetime", "dep
 GO_FLAGS = ("infinite", "ponder")
 GO_KEYWORDS = GO_INT_TOKENS + GO_FLAGS + ("searchmoves",)
 OPTION_NAMES = {"hash": "Hash", "move overhead": "Move Overhead", "skill level": "Skill Level",
-                "multipv": "MultiPV"}
+                "multipv": "MultiPV", "threads": "Threads"}
 
 
 def option_lines() -> list[str]:
@@ -35,6 +35,7 @@ def option_lines() -> list[str]:
     return [
         f"option name UCI_Variant type combo default chess {variants}",
         f"option name Hash type spin default {HASH_DEFAULT} min {HASH_MIN} max {HASH_MAX}",
+        f"option name Threads type spin default 1 min {THREADS_MIN} max {THREADS_MAX}",
         "option name Clear Hash type button",
         "option name Ponder type check default false",
         f"option name Move Overhead type spin default {OVERHEAD_DEFAULT} min {OVERHEAD_MIN} max {OVERHEAD_MAX}",
@@ -206,6 +207,10 @@ class UciAdapter(Adapter):
             number = self._spin(name, value, SKILL_MIN, SKILL_MAX)
             if number is not None:
                 self.skill = number
+        elif name == "threads":
+            number = self._spin(name, value, THREADS_MIN, THREADS_MAX)
+            if number is not None:
+                self.set_threads(number)
         elif name == "multipv":
             number = self._spin(name, value, MULTIPV_MIN, MULTIPV_MAX)
             if number is not None:

@@ -21,7 +21,7 @@ from engine.notation import placement_field
 
 from .host import (
     ENGINE_NAME, HASH_MAX, HASH_MIN, MULTIPV_MAX, MULTIPV_MIN, OVERHEAD_DEFAULT, OVERHEAD_MAX, OVERHEAD_MIN,
-    SKILL_MAX, SKILL_MIN, Adapter, Job, canonical_variant, ignore_sigint, run_stdio,
+    SKILL_MAX, SKILL_MIN, THREADS_MAX, THREADS_MIN, Adapter, Job, canonical_variant, ignore_sigint, run_stdio,
 )
 from .play import think
 
@@ -57,7 +57,7 @@ SETUP = {
 MOVE_RE = re.compile(r"^([a-h][1-8]-?[a-h][1-8][nbrqkNBRQK]?|@@@@|0000)$")
 
 # Commands accepted and ignored: they tell the engine things it has no use for.
-_IGNORED = {"xboard", "accepted", "rejected", "random", "computer", "name", "rating", "ics", "cores",
+_IGNORED = {"xboard", "accepted", "rejected", "random", "computer", "name", "rating", "ics",
             "memory", "egtpath", "pause", "resume", "draw", "hint", "bk", "put", "hover", "easy",
             "hard", "setscore"}
 
@@ -217,7 +217,7 @@ class CecpAdapter(Adapter):
         self.loader.start()
         self.send("feature ping=1 setboard=1 usermove=1 time=1 draw=0 sigint=0 reuse=1 analyze=1 "
                   "colors=0 san=0 nps=1 playother=1 highlight=1 debug=1 pause=0 ics=0 name=0 "
-                  "memory=0 smp=0 exclude=1 setscore=0")
+                  "memory=0 smp=1 exclude=1 setscore=0")
         self.send(f'feature myname="{ENGINE_NAME}"')
         self.send(f'feature variants="{",".join(CECP_VARIANTS)}"')
         # Option names without spaces: python-chess splits a CECP option feature on spaces.
@@ -232,6 +232,17 @@ class CecpAdapter(Adapter):
     def cmd_quit(self, rest: str, line: str) -> None:
         """Stop and exit."""
         self.quit()
+
+    def cmd_cores(self, rest: str, line: str) -> None:
+        """`cores N` (feature smp=1): search with N threads, at most the machine's cores."""
+        try:
+            number = int(rest)
+            if number < 1:
+                raise ValueError
+        except ValueError:
+            self.error("bad cores, want an integer >= 1", line)
+            return
+        self.set_threads(max(THREADS_MIN, min(THREADS_MAX, number)))
 
     def cmd_ping(self, rest: str, line: str) -> None:
         """`pong N`: every earlier command has been dealt with."""

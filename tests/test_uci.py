@@ -4,6 +4,7 @@ while thinking) and the options."""
 
 from __future__ import annotations
 
+import os
 import re
 
 import pytest
@@ -20,6 +21,7 @@ HANDSHAKE = [
     "id author the antichess-engine developers",
     "option name UCI_Variant type combo default chess " + " ".join(f"var {v}" for v in UCI_VARIANT_NAMES),
     "option name Hash type spin default 16 min 1 max 1024",
+    f"option name Threads type spin default 1 min 1 max {os.cpu_count()}",
     "option name Clear Hash type button",
     "option name Ponder type check default false",
     "option name Move Overhead type spin default 30 min 0 max 5000",

@@ -15,7 +15,7 @@ from protocols.xboard import CECP_VARIANTS, SETUP
 FEATURES = [
     "feature done=0",
     "feature ping=1 setboard=1 usermove=1 time=1 draw=0 sigint=0 reuse=1 analyze=1 colors=0 san=0 nps=1 "
-    "playother=1 highlight=1 debug=1 pause=0 ics=0 name=0 memory=0 smp=0 exclude=1 setscore=0",
+    "playother=1 highlight=1 debug=1 pause=0 ics=0 name=0 memory=0 smp=1 exclude=1 setscore=0",
     'feature myname="antichess-engine 0.1"',
     'feature variants="normal,antichess,giveaway,suicide,losers,mit-antichess,antiking-antichess,antiking1,'
     'antiking2,hackerrank"',

@@ -12,6 +12,7 @@ line and changes nothing.
 
 from __future__ import annotations
 
+import os
 import re
 from typing import Callable
 
@@ -41,6 +42,7 @@ def option_lines() -> list[str]:
         f"option name Move Overhead type spin default {OVERHEAD_DEFAULT} min {OVERHEAD_MIN} max {OVERHEAD_MAX}",
         f"option name Skill Level type spin default {SKILL_MAX} min {SKILL_MIN} max {SKILL_MAX}",
         f"option name MultiPV type spin default 1 min {MULTIPV_MIN} max {MULTIPV_MAX}",
+        "option name TablebasePath type string default <default>",
     ]
 
 
@@ -52,9 +54,21 @@ def format_info(info, pv_text: list[str]) -> str:
         score = f"cp {info.score}"
     line = (f"info depth {info.depth} seldepth {max(info.seldepth, info.depth)} multipv {info.multipv} score {score} "
             f"nodes {info.nodes} nps {info.nps} hashfull {info.hashfull} time {int(info.time * 1000)}")
+    if getattr(info, "tbhits", 0):
+        line += f" tbhits {info.tbhits}"
     if pv_text:
         line += " pv " + " ".join(pv_text)
     return line
+
+
+def set_tablebase_path(value: str | None) -> None:
+    """The endgame-table folder (engine.tablebase reads ANTICHESS_TABLEBASE_DIR): empty,
+    `<default>` or `<empty>` give the default cache folder."""
+    value = (value or "").strip()
+    if value in ("", "<default>", "<empty>"):
+        os.environ.pop("ANTICHESS_TABLEBASE_DIR", None)
+    else:
+        os.environ["ANTICHESS_TABLEBASE_DIR"] = value
 
 
 SQUARE_RE = re.compile(r"^[a-h][1-8]$")
@@ -215,6 +229,8 @@ class UciAdapter(Adapter):
             number = self._spin(name, value, MULTIPV_MIN, MULTIPV_MAX)
             if number is not None:
                 self.multipv = number
+        elif name == "tablebasepath":
+            set_tablebase_path(value)
         elif name == "ponder":
             if value is None or value.lower() not in ("true", "false"):
                 self.report_error(f"option Ponder takes true or false, got {value!r}")

@@ -24,6 +24,7 @@ from .host import (
     SKILL_MAX, SKILL_MIN, THREADS_MAX, THREADS_MIN, Adapter, Job, canonical_variant, ignore_sigint, run_stdio,
 )
 from .play import think
+from .uci import set_tablebase_path
 
 CECP_VARIANTS = ("normal", "antichess", "giveaway", "suicide", "losers", "mit-antichess",
                  "antiking-antichess", "antiking1", "antiking2", "hackerrank")
@@ -58,7 +59,7 @@ MOVE_RE = re.compile(r"^([a-h][1-8]-?[a-h][1-8][nbrqkNBRQK]?|@@@@|0000)$")
 
 # Commands accepted and ignored: they tell the engine things it has no use for.
 _IGNORED = {"xboard", "accepted", "rejected", "random", "computer", "name", "rating", "ics",
-            "memory", "egtpath", "pause", "resume", "draw", "hint", "bk", "put", "hover", "easy",
+            "memory", "pause", "resume", "draw", "hint", "bk", "put", "hover", "easy",
             "hard", "setscore"}
 
 
@@ -69,7 +70,7 @@ def post_line(info, pv_text: list[str]) -> str:
     else:
         score = info.score
     return (f"{info.depth} {score} {int(info.time * 100)} {info.nodes} {max(info.seldepth, info.depth)} "
-            f"{info.nps} 0\t{' '.join(pv_text)}")
+            f"{info.nps} {getattr(info, 'tbhits', 0)}\t{' '.join(pv_text)}")
 
 
 def highlight_fen(targets: dict[int, str]) -> str:
@@ -226,6 +227,7 @@ class CecpAdapter(Adapter):
         self.send(f'feature option="SkillLevel -spin {SKILL_MAX} {SKILL_MIN} {SKILL_MAX}"')
         self.send('feature option="ClearHash -button"')
         self.send(f'feature option="MultiPV -spin 1 {MULTIPV_MIN} {MULTIPV_MAX}"')
+        self.send('feature egt="antichess,suicide" option="TablebasePath -path <default>"')
         self.engine_ready()
         self.send("feature done=1")
 
@@ -468,6 +470,15 @@ class CecpAdapter(Adapter):
             return None
         return max(0, value)
 
+    def cmd_egtpath(self, rest: str, line: str) -> None:
+        """`egtpath TYPE PATH` (feature egt): the folder of the engine's own endgame tables
+        (TYPE antichess or suicide; both read the same folder, one subfolder per rule set)."""
+        kind, _, path = rest.strip().partition(" ")
+        if kind.lower() not in ("antichess", "suicide", "giveaway"):
+            self.error("unknown table type", line)
+            return
+        set_tablebase_path(path)
+
     def cmd_option(self, rest: str, line: str) -> None:
         """`option NAME=VALUE` for the options announced in the features (names compared
         without case, spaces and underscores, so `Move Overhead` is `MoveOverhead`)."""
@@ -475,6 +486,9 @@ class CecpAdapter(Adapter):
         name = name.lower().replace(" ", "").replace("_", "")
         ranges = {"hash": (HASH_MIN, HASH_MAX), "moveoverhead": (OVERHEAD_MIN, OVERHEAD_MAX),
                   "skilllevel": (SKILL_MIN, SKILL_MAX)}
+        if name == "tablebasepath":
+            set_tablebase_path(value)
+            return
         if name == "clearhash":
             if self.engine_ready():
                 self._discard()

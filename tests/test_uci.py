@@ -27,6 +27,7 @@ HANDSHAKE = [
     "option name Move Overhead type spin default 30 min 0 max 5000",
     "option name Skill Level type spin default 20 min 0 max 20",
     "option name MultiPV type spin default 1 min 1 max 64",
+    "option name TablebasePath type string default <default>",
     "uciok",
 ]
 

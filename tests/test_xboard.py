@@ -24,6 +24,7 @@ FEATURES = [
     'feature option="SkillLevel -spin 20 0 20"',
     'feature option="ClearHash -button"',
     'feature option="MultiPV -spin 1 1 64"',
+    'feature egt="antichess,suicide" option="TablebasePath -path <default>"',
     "feature done=1",
 ]
 

@@ -12,6 +12,11 @@ A position is scored, for the side to move, as the dot product of integer weight
 - `forcing`: 1 when, after a pass, they would have to capture;
 - `tempo`: 1.
 
+Each feature has two weights, one for the opening and one for the endgame: the score is
+(n * opening + (32 - n) * endgame) // 32 with n the number of pieces on the board (at most
+32), so a piece or a square can be worth one thing early and another late.  A weights file
+entry is a pair [opening, endgame], or one number for both.
+
 It applies where every pseudo-legal move is legal (no royal king, no anti-kings: antichess,
 giveaway, suicide, hackerrank); the search keeps its hand-written terms elsewhere.  The
 weights file is part of the engine's source hash (engine._jit), so new weights never meet
@@ -49,10 +54,19 @@ FEATURE_NAMES = (
 )
 
 
+PHASE_PIECES = 32  # the opening weights apply in full with this many pieces on the board
+
+
 def load_weights(path=ENGINE_WEIGHTS_PATH) -> np.ndarray:
-    """The weights file's values as int64, in FEATURE_NAMES order (missing names weigh 0)."""
+    """The weights file's values as int64[2, FEATURE_COUNT]: row 0 the opening weights, row
+    1 the endgame weights, in FEATURE_NAMES order (a missing name weighs 0)."""
     weights = json.loads(path.read_text())["weights"]
-    return np.array([round(weights.get(name, 0.0)) for name in FEATURE_NAMES], dtype=np.int64)
+    table = np.zeros((2, FEATURE_COUNT), dtype=np.int64)
+    for index, name in enumerate(FEATURE_NAMES):
+        value = weights.get(name, 0.0)
+        opening, endgame = value if isinstance(value, list) else (value, value)
+        table[0, index], table[1, index] = round(opening), round(endgame)
+    return table
 
 
 WEIGHTS = load_weights()
@@ -116,11 +130,19 @@ def losing_features(pos, moves_difference, forcing, out):
 
 
 @kernel
+def phase(pos):
+    """Pieces on the board, at most PHASE_PIECES: the opening weights' share, in 32nds."""
+    return min(count(pos[OCC] | pos[8 + OCC]), PHASE_PIECES)
+
+
+@kernel
 def learned_score(pos, moves_difference, forcing):
-    """The learned evaluation: WEIGHTS . losing_features(pos, ...), without the vector."""
+    """The learned evaluation: the opening and endgame weights . losing_features(pos, ...),
+    blended by `phase`, without building the vector."""
     us = np.int64(pos[P_SIDE])
     occupied = pos[OCC] | pos[8 + OCC]
-    score = np.int64(0)
+    opening = np.int64(0)
+    endgame = np.int64(0)
     for color in range(2):
         sign = 1 if color == us else -1
         for piece in range(PAWN, KING + 1):
@@ -128,9 +150,14 @@ def learned_score(pos, moves_difference, forcing):
             while pieces:
                 square = lsb(pieces)
                 pieces &= pieces - ONE
-                score += sign * (WEIGHTS[MATERIAL + piece] + WEIGHTS[PST + piece * SQUARES + relative_square(square, color)])
-    score += WEIGHTS[REACH] * (reach(pos, us, occupied) - reach(pos, 1 - us, occupied))
-    score += WEIGHTS[MOVES] * moves_difference
+                table = PST + piece * SQUARES + relative_square(square, color)
+                opening += sign * (WEIGHTS[0, MATERIAL + piece] + WEIGHTS[0, table])
+                endgame += sign * (WEIGHTS[1, MATERIAL + piece] + WEIGHTS[1, table])
+    reach_difference = reach(pos, us, occupied) - reach(pos, 1 - us, occupied)
+    opening += WEIGHTS[0, REACH] * reach_difference + WEIGHTS[0, MOVES] * moves_difference + WEIGHTS[0, TEMPO]
+    endgame += WEIGHTS[1, REACH] * reach_difference + WEIGHTS[1, MOVES] * moves_difference + WEIGHTS[1, TEMPO]
     if forcing:
-        score += WEIGHTS[FORCING]
-    return score + WEIGHTS[TEMPO]
+        opening += WEIGHTS[0, FORCING]
+        endgame += WEIGHTS[1, FORCING]
+    pieces_on_board = phase(pos)
+    return (pieces_on_board * opening + (PHASE_PIECES - pieces_on_board) * endgame) // PHASE_PIECES

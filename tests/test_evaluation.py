@@ -10,8 +10,8 @@ import numpy as np
 
 from engine import Game
 from engine.evaluation import (
-    FEATURE_COUNT, FEATURE_NAMES, MATERIAL, PST, REACH, SQUARES, WEIGHTS, learned_score,
-    losing_features,
+    FEATURE_COUNT, FEATURE_NAMES, MATERIAL, PHASE_PIECES, PST, REACH, SQUARES, WEIGHTS,
+    learned_score, losing_features,
 )
 
 
@@ -29,13 +29,15 @@ def _random_positions(count: int, seed: int = 7) -> list[Game]:
     return positions
 
 
-def test_score_is_the_weights_dot_the_features():
+def test_score_is_the_weights_dot_the_features_blended_by_phase():
     out = np.zeros(FEATURE_COUNT, dtype=np.int64)
     rng = random.Random(3)
     for game in _random_positions(300):
         moves, forcing = rng.randrange(-20, 21), rng.random() < 0.5
         losing_features(game._row(), np.int64(moves), forcing, out)
-        assert learned_score(game._row(), np.int64(moves), forcing) == int(WEIGHTS @ out), game.fen()
+        pieces = min(PHASE_PIECES, sum(1 for square in range(64) if game.piece_at(square)))
+        expected = (pieces * int(WEIGHTS[0] @ out) + (PHASE_PIECES - pieces) * int(WEIGHTS[1] @ out)) // PHASE_PIECES
+        assert learned_score(game._row(), np.int64(moves), forcing) == expected, game.fen()
 
 
 def test_features_count_material_and_squares_from_each_side():
@@ -53,3 +55,17 @@ def test_features_count_material_and_squares_from_each_side():
     assert out[MATERIAL:PST].sum() == 4 == out[PST:REACH].sum()
     assert len(FEATURE_NAMES) == FEATURE_COUNT == REACH + 4
     assert SQUARES == 32
+
+
+def test_weights_file_entries_are_pairs_or_one_number_for_both_phases(tmp_path):
+    from engine.evaluation import load_weights
+
+    path = tmp_path / "weights.json"
+    path.write_text('{"weights": {"material_P": [-30.4, -10.6], "reach": 2, "unknown": 5}}')
+    table = load_weights(path)
+    assert table.shape == (2, FEATURE_COUNT)
+    index = FEATURE_NAMES.index("material_P")
+    assert (table[0, index], table[1, index]) == (-30, -11)
+    reach = FEATURE_NAMES.index("reach")
+    assert (table[0, reach], table[1, reach]) == (2, 2)
+    assert np.count_nonzero(table) == 4  # names the evaluation does not know are ignored

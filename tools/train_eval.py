@@ -75,9 +75,10 @@ def play(games: int, nodes: int, seed: int, report=print) -> dict[str, np.ndarra
 
 def features(rows: np.ndarray) -> np.ndarray:
     """The feature matrix (one row per position) of `engine.evaluation.losing_features`, with
-    the legal-move terms computed as the search computes them (engine.search.losing_terms)."""
+    the legal-move terms computed as the search computes them (engine.search.losing_terms),
+    twice: scaled by the opening share of `engine.evaluation.phase`, then by the endgame's."""
     from engine.bitboards import MAX_MOVES, POS_SIZE
-    from engine.evaluation import FEATURE_COUNT, losing_features
+    from engine.evaluation import FEATURE_COUNT, PHASE_PIECES, losing_features, phase
     from engine.rules import get_rule_set
     from engine.search import losing_terms
 
@@ -85,13 +86,25 @@ def features(rows: np.ndarray) -> np.ndarray:
     stack = np.zeros((2, POS_SIZE), dtype=np.uint64)
     mlist = np.zeros((2, MAX_MOVES), dtype=np.int32)
     vector = np.zeros(FEATURE_COUNT, dtype=np.int64)
-    out = np.zeros((len(rows), FEATURE_COUNT), dtype=np.float64)
+    out = np.zeros((len(rows), 2 * FEATURE_COUNT), dtype=np.float64)
     for i, row in enumerate(rows):
         stack[0] = row
         moves_difference, forcing = losing_terms(stack, np.int64(0), rules, mlist)
         losing_features(stack[0], np.int64(moves_difference), forcing, vector)
-        out[i] = vector
+        share = phase(stack[0]) / PHASE_PIECES
+        out[i, :FEATURE_COUNT] = vector * share  # the opening weights' part
+        out[i, FEATURE_COUNT:] = vector * (1.0 - share)  # the endgame weights' part
     return out
+
+
+def load_data(paths: str) -> dict:
+    """One data set from one or more `play` files (comma-separated), games renumbered."""
+    parts = [np.load(path) for path in paths.split(",")]
+    merged = {key: np.concatenate([part[key] for part in parts]) for key in ("rows", "results", "plies")}
+    offsets = np.cumsum([0] + [int(part["games"].max()) + 1 for part in parts[:-1]])
+    merged["games"] = np.concatenate([part["games"] + offset for part, offset in zip(parts, offsets)])
+    merged["command"] = " + ".join(str(part["command"]) if "command" in part else "unknown" for part in parts)
+    return merged
 
 
 def fit(matrix: np.ndarray, results: np.ndarray, scale: float, l2: float, steps: int,
@@ -137,13 +150,14 @@ def main() -> int:
     parser.add_argument("--games", type=int, default=4000)
     parser.add_argument("--nodes", type=int, default=1500)
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--data", default=str(ROOT / "artifacts" / "evaldata.npz"))
+    parser.add_argument("--data", default=str(ROOT / "artifacts" / "evaldata.npz"),
+                        help="play's output file; for fit, several comma-separated files")
     parser.add_argument("--out", default=None, help="weights file (default engine/eval_weights.json)")
     parser.add_argument("--scale", type=float, default=200.0, help="centipawns per logistic unit")
     parser.add_argument("--l2", type=float, default=1e-7)
     parser.add_argument("--steps", type=int, default=3000)
     args = parser.parse_args()
-    data_path = Path(args.data)
+    data_path = Path(args.data.split(",")[0])
     if args.stage in ("play", "all"):
         data = play(args.games, args.nodes, args.seed, report=lambda line: print(line, file=sys.stderr))
         data_path.parent.mkdir(parents=True, exist_ok=True)
@@ -153,7 +167,7 @@ def main() -> int:
     if args.stage in ("fit", "all"):
         from engine.evaluation import FEATURE_NAMES, ENGINE_WEIGHTS_PATH
 
-        data = np.load(data_path)
+        data = load_data(args.data if args.stage == "fit" else str(data_path))
         matrix = features(data["rows"])
         results = data["results"]
         # Hold out every tenth game to check the fit generalises.
@@ -166,11 +180,13 @@ def main() -> int:
         write_json(out, {
             "about": ("Antichess evaluation weights (centipawns per feature unit) fitted by "
                       "tools/train_eval.py; feature names in engine/evaluation.py."),
-            "data": str(data["command"]) if "command" in data else "unknown",
+            "data": data["command"],
             "fit": f"python3 tools/train_eval.py fit --scale {args.scale} --l2 {args.l2} --steps {args.steps}",
             "positions": int(len(results)), "games": int(data["games"].max() + 1),
+            "phase": "each weight is [opening, endgame], blended by the pieces on the board",
             "scale": args.scale, "l2": args.l2, "train_loss": train_loss, "test_loss": test_loss,
-            "weights": {name: round(float(w), 3) for name, w in zip(FEATURE_NAMES, weights)},
+            "weights": {name: [round(float(opening), 3), round(float(endgame), 3)] for name, opening, endgame
+                        in zip(FEATURE_NAMES, weights[:len(FEATURE_NAMES)], weights[len(FEATURE_NAMES):])},
         })
         print(f"fit: train loss {train_loss:.5f}, held-out loss {test_loss:.5f} -> {out}")
     return 0

@@ -46,6 +46,7 @@ import lzma
 import os
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -55,7 +56,7 @@ import numpy as np
 from . import movegen
 from ._jit import cache_root, kernel, uses_kernels
 from .bitboards import (
-    MAX_MOVES, NO_SQUARE, OCC, ONE, P_CASTLE, P_EP, P_SIDE, POS_SIZE, ZERO, count, lsb,
+    CAPTURE_FLAG, MAX_MOVES, NO_SQUARE, OCC, ONE, P_CASTLE, P_EP, P_SIDE, POS_SIZE, ZERO, count, lsb,
 )
 from .rules import get_rule_set
 
@@ -66,6 +67,7 @@ INVALID = -32768
 INF = 32767
 TYPE_LETTERS = "PNBRQK"  # piece types 0..5, as in engine.bitboards
 KEY_SPACE = 13 ** MAX_PIECES
+CHANGES_MATERIAL = CAPTURE_FLAG | (7 << 12)  # move bits: a capture, or a promotion type
 TABLE_VARIANTS = {"antichess": "antichess", "giveaway": "antichess", "suicide": "suicide"}
 
 # ---------------------------------------------------------------------------------------
@@ -261,15 +263,23 @@ def _locate(stack, r, tdesc, keymap, geo, work):
             flipped_key = flipped_key * 13 + c + 1
     if n < 2 or n > 4:
         return np.int64(-1), np.int64(-1)
-    stm = np.int64(stack[r, P_SIDE])
     flip = 0
     tid = keymap[key]
     if tid < 0:
         tid = keymap[flipped_key]
         flip = 1
-        stm = 1 - stm
         if tid < 0:
             return np.int64(-1), np.int64(-1)
+    return tid, _index_in(stack, r, tid, flip, tdesc, geo, work)
+
+
+@kernel
+def _index_in(stack, r, tid, flip, tdesc, geo, work):
+    """The index of stack[r] in table `tid`, whose material it has (colours reversed if `flip`)."""
+    n = tdesc[tid, 1]
+    stm = np.int64(stack[r, P_SIDE])
+    if flip:
+        stm = 1 - stm
     # the squares in slot order (in the table's colour frame)
     k = 0
     while k < n:
@@ -301,7 +311,7 @@ def _locate(stack, r, tdesc, keymap, geo, work):
         index = geo[0, geo[2 + sym, first]]
     for k in range(1, n):
         index = index * 64 + geo[2 + sym, work[k]]
-    return tid, stm * tdesc[tid, 3] + index
+    return stm * tdesc[tid, 3] + index
 
 
 @kernel
@@ -397,8 +407,14 @@ def _scan(tid, lo, hi, rules, tdesc, keymap, geo, buf, stack, mlist, work,
             st[p] = 3 if terminal == 0 else (1 if terminal > 0 else 2)
             continue
         for i in range(n):
-            movegen.make_move(stack, 0, 1, mlist[0, i], rules)
-            code, index = _successor_value(stack, 1, rules, mlist, tdesc, keymap, geo, buf, work, tid)
+            move = np.int64(mlist[0, i])
+            movegen.make_move(stack, 0, 1, move, rules)
+            if (move & CHANGES_MATERIAL) == 0 and np.int64(stack[1, P_EP]) == NO_SQUARE:
+                # a quiet move without promotion stays in this table, in its colour frame
+                code = np.int64(0)
+                index = _index_in(stack, np.int64(1), tid, np.int64(0), tdesc, geo, work)
+            else:
+                code, index = _successor_value(stack, 1, rules, mlist, tdesc, keymap, geo, buf, work, tid)
             if index >= 0:
                 cnt[p] += 1
                 edge_src[state[0]] = p
@@ -776,7 +792,7 @@ def closure(wanted) -> list[Material]:
 
 
 def build(variant: str, pieces: int = 3, directory=None,
-          callback: Callable[[dict], None] | None = None, only=None) -> list[dict]:
+          callback: Callable[[dict], None] | None = None, only=None, workers: int | None = None) -> list[dict]:
     """Build every table of 2..pieces pieces missing from `directory` (resumable); with
     `only` (material names), just those and the tables they depend on.
 
@@ -795,17 +811,27 @@ def build(variant: str, pieces: int = 3, directory=None,
                   "total_positions": sum(m.size for m in pending)})
     built = []
     loaded: dict = {}
-    for material in todo:
-        path = table_path(directory, variant, material)
-        if material not in pending:
-            if callback:
-                callback({"event": "table", "header": read_header(path), "skipped": True})
-            continue
+    workers = max(1, workers or os.cpu_count() or 1)
+    layers: dict[tuple[int, int], list[Material]] = {}
+    for material in todo:  # a layer's tables depend only on earlier layers
+        layers.setdefault((material.pieces, material.pawns), []).append(material)
+    for layer in sorted(layers):
+        for material in layers[layer]:
+            if material not in pending and callback:
+                callback({"event": "table", "header": read_header(table_path(directory, variant, material)),
+                          "skipped": True})
+        work = [m for m in layers[layer] if m in pending]
         report = (lambda n: callback({"event": "progress", "positions": n})) if callback else None
-        header = build_table(variant, material, directory, report, loaded=loaded)
-        built.append(header)
-        if callback:
-            callback({"event": "table", "header": header, "skipped": False})
+
+        def one(material):
+            return build_table(variant, material, directory, report, loaded=loaded)
+
+        # the kernels release the GIL: tables of one layer build side by side
+        with ThreadPoolExecutor(max_workers=min(workers, max(1, len(work)))) as pool:
+            for header in pool.map(one, work):
+                built.append(header)
+                if callback:
+                    callback({"event": "table", "header": header, "skipped": False})
     return built
 
 

@@ -875,6 +875,11 @@ class TablebaseError(ValueError):
     """The position is not in the tables (too many pieces, castling rights, missing file)."""
 
 
+def _rank(code: int) -> int:
+    """`_preference` in Python: higher is better for the side to move."""
+    return 100000 - code if code > 0 else (-100000 - code if code < 0 else 0)
+
+
 def _value_name(code: int) -> str:
     return "win" if code > 0 else ("loss" if code < 0 else "draw")
 
@@ -895,9 +900,11 @@ class Tablebase:
         self._work = np.zeros(64, dtype=np.int64)
         self._moves = np.zeros(MAX_MOVES, dtype=np.int32)
         self._codes = np.zeros(MAX_MOVES, dtype=np.int64)
-        self._buf = np.zeros(1, dtype=np.int16)
-        self._buf_tids: tuple = ()
-        self._keymap = self.registry.keymap
+        self._buf = np.zeros(1 << 20, dtype=np.int16)  # every table loaded so far, one after another
+        self._used = 0
+        self._placed: set[int] = set()
+        self._ready: set[Material] = set()
+        self._keymap = np.full(KEY_SPACE, -1, dtype=np.int64)  # the tables in the buffer
         self.hits = 0
 
     def available(self) -> list[str]:
@@ -935,25 +942,29 @@ class Tablebase:
         if len(codes) < 2 or not any(c < 6 for c in codes) or not any(c >= 6 for c in codes):
             return None
         material = Material(tuple(sorted(codes))).canonical()
-        wanted = [material] + dependencies(material)
-        tids = tuple(sorted(self.registry.tid[m] for m in wanted))
-        if tids == self._buf_tids:
+        if material in self._ready:
             return None
-        parts, offset = [], 0
-        keymap = np.full(KEY_SPACE, -1, dtype=np.int64)
-        for tid in tids:
-            table = self._table(tid)
-            if table is None:  # absent on disk: lookups into it fail (INVALID)
-                if self.registry.tables[tid] == material:
+        for table in [material] + dependencies(material):
+            tid = self.registry.tid[table]
+            if tid in self._placed or tid in self._missing:
+                continue
+            codes_of = self._table(tid)
+            if codes_of is None:  # absent on disk: lookups into it fail (INVALID)
+                if table == material:
                     return f"table {material.name} not found in {self.directory / self.variant}"
                 continue
-            self.registry.tdesc[tid, 0] = offset
-            keymap[self.registry.tables[tid].key] = tid
-            offset += table.shape[0]
-            parts.append(table)
-        self._buf = np.concatenate(parts)
-        self._keymap = keymap
-        self._buf_tids = tids
+            need = self._used + codes_of.shape[0]
+            if need > self._buf.shape[0]:  # grow the shared buffer (doubling)
+                grown = np.zeros(max(need, 2 * self._buf.shape[0]), dtype=np.int16)
+                grown[:self._used] = self._buf[:self._used]
+                self._buf = grown
+            self._buf[self._used:need] = codes_of
+            self.registry.tdesc[tid, 0] = self._used
+            self._used = need
+            self._keymap[table.key] = tid
+            self._placed.add(tid)
+            self._tables.pop(tid, None)  # the buffer holds it now
+        self._ready.add(material)
         return None
 
     @uses_kernels
@@ -974,7 +985,7 @@ class Tablebase:
             raise TablebaseError("a successor's table is missing")
         from .moves import Move
 
-        order = sorted(range(n), key=lambda i: -int(_preference(np.int64(codes[i]))))
+        order = sorted(range(n), key=lambda i: -_rank(codes[i]))
         best = codes[order[0]]
         if best < 0:
             keep = order
@@ -994,16 +1005,6 @@ class Tablebase:
         from .fen import parse_fen
 
         return self.probe_row(parse_fen(fen, self.rules))
-
-    def stored_code(self, row: np.ndarray) -> int:
-        """The table entry of a position without an en-passant square (for tests)."""
-        tid, index = _locate(row.reshape(1, -1), np.int64(0), self.registry.tdesc, self.registry.keymap,
-                             GEO, self._work)
-        table = self._table(int(tid)) if tid >= 0 else None
-        if table is None or index < 0:
-            raise TablebaseError("not in the tables")
-        return int(table[int(index)])
-
 
 _OPEN: dict[tuple[str, str], tuple[Tablebase | None, float]] = {}
 _RECHECK_SECONDS = 10.0  # how long "no tables in this folder" is believed

@@ -645,6 +645,7 @@ def write_table(path: Path, header: dict, codes: np.ndarray) -> int:
             handle.write(MAGIC + len(head).to_bytes(4, "little") + head + payload)
             handle.flush()
             os.fsync(handle.fileno())
+        os.chmod(temp, 0o644)  # mkstemp makes it private
         os.replace(temp, path)
     except BaseException:
         if os.path.exists(temp):

@@ -383,6 +383,8 @@ class Searcher:
         draw kept, a longest loss), reported as a one-line info with tbhits; else None."""
         if self.tablebase_path == "" or limits.root_moves or (limits.multipv or 1) > 1:
             return None
+        if limits.depth is not None or limits.nodes is not None:
+            return None  # a fixed workload (go depth/nodes, bench), as for the proof stage
         if game.piece_count("white") + game.piece_count("black") > 4:
             return None
         from . import tablebase

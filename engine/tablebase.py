@@ -54,7 +54,8 @@ from typing import Callable
 import numpy as np
 
 from . import movegen
-from ._jit import cache_root, kernel, uses_kernels
+from ._jit import cache_root, uses_kernels
+from ._jit import kernel as table_kernel  # compiled on first build or probe, not by `antichess warmup`
 from .bitboards import (
     CAPTURE_FLAG, MAX_MOVES, NO_SQUARE, OCC, ONE, P_CASTLE, P_EP, P_SIDE, POS_SIZE, ZERO, count, lsb,
 )
@@ -211,7 +212,7 @@ def dependencies(material: Material) -> list[Material]:
 # Kernels
 
 
-@kernel
+@table_kernel
 def _negate(code):
     """The code for the mover from the code of the position after its move."""
     if code > 0:
@@ -221,7 +222,7 @@ def _negate(code):
     return code
 
 
-@kernel
+@table_kernel
 def _preference(code):
     """Higher is better for the side to move: quick wins, then draws, then long losses."""
     if code > 0:
@@ -231,7 +232,7 @@ def _preference(code):
     return np.int64(0)
 
 
-@kernel
+@table_kernel
 def _terminal_code(stack, r, rules, mlist):
     """INF when stack[r] goes on, else its code for the side to move (distance 0)."""
     status = movegen.game_status(stack, r, rules, mlist)
@@ -245,7 +246,7 @@ def _terminal_code(stack, r, rules, mlist):
     return np.int64(-1)
 
 
-@kernel
+@table_kernel
 def _locate(stack, r, tdesc, keymap, geo, work):
     """(table id, index) of the position stack[r] (no en-passant square), or (-1, -1).
     (Rows are indexed in place: a row view costs reference counting in the inner loop.)"""
@@ -273,7 +274,7 @@ def _locate(stack, r, tdesc, keymap, geo, work):
     return tid, _index_in(stack, r, tid, flip, tdesc, geo, work)
 
 
-@kernel
+@table_kernel
 def _index_in(stack, r, tid, flip, tdesc, geo, work):
     """The index of stack[r] in table `tid`, whose material it has (colours reversed if `flip`)."""
     n = tdesc[tid, 1]
@@ -314,7 +315,7 @@ def _index_in(stack, r, tid, flip, tdesc, geo, work):
     return stm * tdesc[tid, 3] + index
 
 
-@kernel
+@table_kernel
 def _decode(tid, index, tdesc, geo, row):
     """Write the position of `index` in table `tid` into `row`; False if the index is invalid."""
     n = tdesc[tid, 1]
@@ -346,7 +347,7 @@ def _decode(tid, index, tdesc, geo, row):
     return True
 
 
-@kernel
+@table_kernel
 def _plain_value(stack, r, rules, mlist, tdesc, keymap, geo, buf, work, current):
     """Code of stack[r] (no en-passant square) from the tables in `buf`.  Returns
     (code, index): index >= 0 means the position is in table `current` (code undefined);
@@ -361,7 +362,7 @@ def _plain_value(stack, r, rules, mlist, tdesc, keymap, geo, buf, work, current)
     return np.int64(buf[tdesc[tid, 0] + index]), np.int64(-1)
 
 
-@kernel
+@table_kernel
 def _successor_value(stack, r, rules, mlist, tdesc, keymap, geo, buf, work, current):
     """Like `_plain_value`, but a position with an en-passant square is valued by a
     one-ply search over its successors (which must lie outside table `current`)."""
@@ -383,7 +384,7 @@ def _successor_value(stack, r, rules, mlist, tdesc, keymap, geo, buf, work, curr
     return best, np.int64(-1)
 
 
-@kernel
+@table_kernel
 def _scan(tid, lo, hi, rules, tdesc, keymap, geo, buf, stack, mlist, work,
           st, dist, cnt, extwin, extloss, hasdraw, edge_src, edge_dst, state):
     """Forward pass over indexes [lo, hi) of table `tid`: classify each position (st: 0
@@ -436,7 +437,7 @@ def _scan(tid, lo, hi, rules, tdesc, keymap, geo, buf, stack, mlist, work,
     return hi
 
 
-@kernel
+@table_kernel
 def _predecessors(edge_src, edge_dst, edges, offsets, preds):
     """Counting sort of the edges by successor: preds[offsets[q]:offsets[q+1]] lists q's predecessors."""
     size = offsets.shape[0] - 1
@@ -451,7 +452,7 @@ def _predecessors(edge_src, edge_dst, edges, offsets, preds):
         fill[q] += 1
 
 
-@kernel
+@table_kernel
 def _solve(st, dist, cnt, extwin, extloss, hasdraw, offsets, preds, pend, codes):
     """Spread the values backwards by distance (see the module text); fill `codes`.
     Returns the number of rounds."""
@@ -518,7 +519,7 @@ def _solve(st, dist, cnt, extwin, extloss, hasdraw, offsets, preds, pend, codes)
     return d
 
 
-@kernel
+@table_kernel
 def _root_moves(stack, rules, mlist, tdesc, keymap, geo, buf, work, moves, codes):
     """Every legal move of stack[0] with the code, for the mover, of the position after it
     (INVALID when a successor is outside the loaded tables).  Returns the number of moves,
@@ -536,7 +537,7 @@ def _root_moves(stack, rules, mlist, tdesc, keymap, geo, buf, work, moves, codes
     return np.int64(n)
 
 
-@kernel
+@table_kernel
 def _locate_many(rows, tdesc, keymap, geo, work, tids, indexes):
     for i in range(rows.shape[0]):
         tid, index = _locate(rows, np.int64(i), tdesc, keymap, geo, work)
@@ -544,7 +545,7 @@ def _locate_many(rows, tdesc, keymap, geo, work, tids, indexes):
         indexes[i] = index
 
 
-@kernel
+@table_kernel
 def _verify(tid, rules, tdesc, keymap, geo, buf, stack, mlist, work, bad):
     """Check every position of table `tid` (held in `buf` with its dependencies) against
     its successors: a win in d has a move to a loss in d-1 and none faster, a loss has only

@@ -107,7 +107,6 @@ class Searcher:
         self.threads = 1
         self._helpers: list[_Helper] = []
         self._active = 0  # helpers of the running search
-        self._main_depth = 0  # the depth the main thread is searching (helpers stay ahead of it)
         self._proof_tree = None
         self.tablebase_path: str | None = None  # endgame tables: None the default folder, "" none
         self.set_hash(hash_mb)
@@ -255,7 +254,6 @@ class Searcher:
             for depth in range(1, max_depth + 1) if result is None else ():
                 infos: list[SearchInfo] = []
                 stopped = False
-                self._main_depth = depth
                 for line in range(lines):
                     if lines > 1 or outside:
                         self._exclude(base + [info.pv[0].code for info in infos])
@@ -315,7 +313,6 @@ class Searcher:
         """Start the Lazy SMP helper threads on copies of the search arrays."""
         self.helper_control[:] = 0
         self.helper_control[kernels.CONTROL_CHECK_MASK] = self.control[kernels.CONTROL_CHECK_MASK]
-        self._main_depth = 1
         while len(self._helpers) < self.threads - 1:
             self._helpers.append(_Helper())
         threads = []
@@ -323,7 +320,7 @@ class Searcher:
         for number, helper in enumerate(self._helpers[:self._active], 1):
             helper.prepare(stack, mlist, self.history, excluded)
             thread = threading.Thread(target=helper.run, name=f"search-helper-{number}", daemon=True,
-                                      args=(self, idx, rules, 1 + (number + 1) % 2, max_depth))
+                                      args=(self, idx, rules, 1 + number % 2, max_depth))
             thread.start()
             threads.append(thread)
         return threads
@@ -476,19 +473,16 @@ class _Helper:
         self.excluded[:] = 0
         self.excluded[:len(excluded)] = excluded
 
-    def run(self, searcher: Searcher, idx: int, rules, lead: int, max_depth: int) -> None:
-        """Iterative deepening `lead` plies ahead of the main thread (at least one deeper
-        each time) until the main search ends or is stopped: the main thread then finds the
-        deeper results in the shared table."""
+    def run(self, searcher: Searcher, idx: int, rules, first_depth: int, max_depth: int) -> None:
+        """Iterative deepening from `first_depth` until the main search ends or is stopped.
+        (Keeping helpers a ply or two ahead of the main thread's depth instead was tried:
+        the main thread then needed more nodes to reach a depth, not fewer.)"""
         control = searcher.helper_control
-        last = 0
-        while not control[kernels.CONTROL_STOP]:
-            depth = min(max(last + 1, searcher._main_depth + lead), max_depth)
-            if depth <= last:
-                break  # the deepest depth of this search is done
-            last = depth
+        depth = first_depth
+        while depth <= max_depth and not control[kernels.CONTROL_STOP]:
             self.state[kernels.STATE_STOPPED] = 0
             kernels.search_root(
                 self.stack, np.int64(idx), np.int64(depth), np.int64(-kernels.INFINITY),
                 np.int64(kernels.INFINITY), rules, self.mlist, self.scores, searcher.tt_keys, searcher.tt_data,
                 self.killers, self.history, self.pv, self.pv_length, self.state, control, self.excluded)
+            depth += 1

@@ -30,6 +30,9 @@ def main() -> int:
 
         ignore_sigint()
         return run_stdio(CecpAdapter, [first], stdin=stdin)
-    from .uci import UciAdapter
+    from .uci import stdio_adapter
 
-    return run_stdio(UciAdapter, [first], stdin=stdin)
+    try:
+        return run_stdio(stdio_adapter, [first], stdin=stdin)
+    except KeyboardInterrupt:  # Ctrl-C with nothing to stop
+        return 130

@@ -348,6 +348,20 @@ class Adapter:
         """A job ended and its output is wanted."""
         raise NotImplementedError
 
+    def interrupt(self) -> bool:
+        """Ctrl-C (SIGINT): stop the running search or perft as `stop` would, its answer
+        printed as usual; False when nothing runs.  Called from a signal handler, so it
+        takes no lock the interrupted thread may hold: it only sets stop flags."""
+        job = self.job
+        if job is None or job.handled:
+            return False
+        flag = job.data.get("stop")
+        if flag is not None:
+            flag.set()
+        if self._searcher is not None:
+            self._searcher.stop()
+        return True
+
 
 class FdLineReader:
     """Lines (bytes) from a file descriptor, read with os.read: no buffered-reader lock, so
@@ -423,6 +437,21 @@ def run_stdio(adapter_factory: Callable[[Callable[[str], None]], Adapter],
 
     threading.Thread(target=read, name="stdin-reader", daemon=True).start()
     return adapter.run()
+
+
+def stop_on_sigint(adapter: Adapter) -> None:
+    """A terminal's Ctrl-C stops the running search or perft (the engine then answers the
+    next command at once); with nothing running it ends the engine (KeyboardInterrupt)."""
+    import signal
+
+    def handler(signum, frame) -> None:
+        if not adapter.interrupt():
+            raise KeyboardInterrupt
+
+    try:
+        signal.signal(signal.SIGINT, handler)
+    except (ValueError, OSError):  # not the main thread, or no signals here
+        pass
 
 
 def ignore_sigint() -> None:

@@ -19,7 +19,7 @@ from typing import Callable
 from .host import (
     ENGINE_AUTHOR, ENGINE_NAME, HASH_DEFAULT, HASH_MAX, HASH_MIN, MULTIPV_MAX, MULTIPV_MIN, OVERHEAD_DEFAULT,
     OVERHEAD_MAX, OVERHEAD_MIN, SKILL_MAX, SKILL_MIN, THREADS_MAX, THREADS_MIN, UCI_VARIANT_NAMES, Adapter, Job,
-    canonical_variant, run_stdio,
+    canonical_variant, run_stdio, stop_on_sigint,
 )
 from .play import think
 
@@ -499,6 +499,16 @@ class UciAdapter(Adapter):
         self.send(line)
 
 
+def stdio_adapter(write: Callable[[str], None]) -> UciAdapter:
+    """The adapter for standard input and output: Ctrl-C stops what it is doing."""
+    adapter = UciAdapter(write)
+    stop_on_sigint(adapter)
+    return adapter
+
+
 def main() -> int:
     """`antichess uci`: speak UCI on standard input and output."""
-    return run_stdio(UciAdapter)
+    try:
+        return run_stdio(stdio_adapter)
+    except KeyboardInterrupt:  # Ctrl-C with nothing to stop
+        return 130

@@ -158,3 +158,28 @@ def test_cli_perft_stops_on_ctrl_c():
     assert time.perf_counter() - asked < 5.0  # the interpreter's exit included
     assert process.returncode == 130 and out == ""
     assert err == "antichess: interrupted\n"
+
+
+def test_uci_ctrl_c_stops_the_running_command_and_the_engine_answers_at_once():
+    engine = EngineDriver.subprocess(["antichess", "uci"])
+    engine.send("uci", "isready")
+    engine.expect("readyok", timeout=120)
+    engine.send("position startpos", f"go perft {LONG_PERFT}")
+    time.sleep(0.5)
+    mark = engine.mark()
+    asked = time.perf_counter()
+    engine.process.send_signal(signal.SIGINT)
+    engine.expect(f"info string perft {LONG_PERFT} stopped", timeout=5, start=mark)
+    engine.send("isready")
+    engine.expect("readyok", timeout=5, start=mark)
+    assert time.perf_counter() - asked < 1.0
+    engine.send("go infinite")
+    time.sleep(0.5)
+    mark = engine.mark()
+    engine.process.send_signal(signal.SIGINT)
+    engine.expect_prefix("bestmove ", timeout=5, start=mark)
+    engine.send("isready")
+    engine.expect("readyok", timeout=5, start=mark)
+    time.sleep(0.2)
+    engine.process.send_signal(signal.SIGINT)  # nothing running: Ctrl-C ends the engine
+    assert engine.process.wait(20) == 130

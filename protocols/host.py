@@ -74,6 +74,7 @@ class Loader:
         self._decided = threading.Event()  # set once `compiling` is known
         self._done = threading.Event()
         self.compiling = False
+        self.worker_started = threading.Event()  # set at the compiling worker's first report
         self.error: BaseException | None = None
         self.seconds = 0.0
         self.on_progress = on_progress
@@ -120,6 +121,7 @@ class Loader:
         shown = [0]
 
         def progress(done: int, total: int, name: str) -> None:
+            self.worker_started.set()
             percent = 100 * done // max(1, total)
             if percent >= shown[0] + 25:
                 shown[0] = percent - percent % 25
@@ -268,8 +270,12 @@ class Adapter:
         raise NotImplementedError
 
     def quit(self) -> None:
-        """Stop any job (its output is discarded unless the subclass says otherwise) and end."""
+        """Stop any job (its output is discarded unless the subclass says otherwise) and end.
+        An engine quitting just after it said it compiles first lets the compiling worker
+        process start (at most 2 s), so the worker still completes the cache for the next start."""
         self.stop_job(discard=True)
+        if self.loader.compiling and not self.loader.ready:
+            self.loader.worker_started.wait(2.0)
         self.finished = True
 
     # -- engine ------------------------------------------------------------------------

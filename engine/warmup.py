@@ -128,11 +128,12 @@ def warmup(progress: Progress | None = None) -> float:
     return time.perf_counter() - started
 
 
-def compile_in_subprocess(progress: Progress | None = None) -> float:
+def compile_in_subprocess(progress: Progress | None = None,
+                          on_start: Callable[[], None] | None = None) -> float:
     """Compile every kernel into the disk cache in a worker process (`python -m
-    engine.warmup --worker`), reporting each kernel to `progress`; return the seconds taken.
-    This process stays free meanwhile.  Raises RuntimeError with the worker's last error
-    line if it fails."""
+    engine.warmup --worker`), calling `on_start()` once it runs and reporting each kernel to
+    `progress`; return the seconds taken.  This process stays free meanwhile.  Raises
+    RuntimeError with the worker's last error line if it fails."""
     from ._jit import CACHE_DIR
 
     started = time.perf_counter()
@@ -144,6 +145,8 @@ def compile_in_subprocess(progress: Progress | None = None) -> float:
                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True, env=environment,
                                start_new_session=True)  # a GUI's Ctrl-C or kill of our group spares it
+    if on_start is not None:
+        on_start()
     errors: list[str] = []
     reader = threading.Thread(target=lambda: errors.extend(process.stderr), daemon=True)
     reader.start()

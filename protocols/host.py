@@ -74,7 +74,7 @@ class Loader:
         self._decided = threading.Event()  # set once `compiling` is known
         self._done = threading.Event()
         self.compiling = False
-        self.worker_started = threading.Event()  # set at the compiling worker's first report
+        self.worker_started = threading.Event()  # set once the compiling worker process runs
         self.error: BaseException | None = None
         self.seconds = 0.0
         self.on_progress = on_progress
@@ -107,7 +107,9 @@ class Loader:
         if self.on_progress is not None:
             self.on_progress(text)
 
-    def _compile(self) -> None:
+    def _compile(self) -> bool:
+        """Compile the kernels in a worker process if the cache lacks them; True if it did.
+        Once the worker is done, callers wait for the (short) load again."""
         from engine.warmup import cache_is_complete, compile_in_subprocess
 
         from engine import kernels_compiled
@@ -115,31 +117,35 @@ class Loader:
         self.compiling = not kernels_compiled() and not cache_is_complete()
         self._decided.set()
         if not self.compiling:
-            return
-        self._report("compiling the engine's kernels (once per install, about 25 s); "
-                     "playing with interpreted kernels meanwhile")
+            return False
         shown = [0]
 
-        def progress(done: int, total: int, name: str) -> None:
+        def started() -> None:
             self.worker_started.set()
+            self._report("compiling the engine's kernels (once per install, about 25 s); "
+                         "playing with interpreted kernels meanwhile")
+
+        def progress(done: int, total: int, name: str) -> None:
             percent = 100 * done // max(1, total)
             if percent >= shown[0] + 25:
                 shown[0] = percent - percent % 25
                 self._report(f"compiling kernels: {done}/{total}")
 
         try:
-            seconds = compile_in_subprocess(progress)
-            self._report(f"kernels compiled in {seconds:.1f} s")
+            compile_in_subprocess(progress, on_start=started)
         except (OSError, RuntimeError) as error:
             self._report(f"{error}; compiling in this process instead")
+        finally:
+            self.compiling = False  # from here on a `go` waits for the compiled kernels
+        return True
 
     def _load(self) -> None:
         started = time.perf_counter()
         try:
-            self._compile()
+            compiled = self._compile()
             from engine import Game, Limits, Searcher, compile_kernels
 
-            compile_kernels()
+            compile_kernels()  # waits for a running interpreted search to end
             # Touch the kernels a game uses so they are loaded now, not on the first move.
             game = Game("antichess")
             game.legal_moves()
@@ -147,6 +153,8 @@ class Loader:
             game.perft(2)
             Searcher(hash_mb=1).search(game, Limits(depth=2))
             Game("chess").is_check()
+            if compiled:
+                self._report(f"kernels compiled in {time.perf_counter() - started:.1f} s")
         except BaseException as error:  # reported on first use; never kills the adapter
             self.error = error
         finally:
@@ -271,8 +279,9 @@ class Adapter:
 
     def quit(self) -> None:
         """Stop any job (its output is discarded unless the subclass says otherwise) and end.
-        An engine quitting just after it said it compiles first lets the compiling worker
-        process start (at most 2 s), so the worker still completes the cache for the next start."""
+        An engine quitting while its loader is about to start the compiling worker process
+        waits for that start (at most 2 s), so the worker still completes the cache for the
+        next start."""
         self.stop_job(discard=True)
         if self.loader.compiling and not self.loader.ready:
             self.loader.worker_started.wait(2.0)
@@ -282,9 +291,14 @@ class Adapter:
 
     def engine_ready(self) -> bool:
         """Wait for the loader while it loads a warm cache, never while it compiles (the
-        interpreted kernels answer meanwhile).  If the compiled kernels could not be made,
-        says so once; the engine goes on interpreted, so this is always True."""
-        self.loader.wait_unless_compiling()
+        interpreted kernels answer meanwhile) and never while a job runs (the switch to the
+        compiled kernels waits for an interpreted search to end, so waiting here could
+        deadlock an `isready` during `go infinite`).  If the compiled kernels could not be
+        made, says so once; the engine goes on interpreted, so this is always True."""
+        if self.job is None:
+            self.loader.wait_unless_compiling()
+        else:
+            self.loader.start()
         if self.loader.error is not None and not self._load_error_reported:
             self._load_error_reported = True
             self.report_error(f"compiled kernels unavailable ({self.loader.error}); "

@@ -105,7 +105,20 @@ def test_first_start_on_an_empty_cache_plays_at_once_and_compiles_in_the_backgro
     assert ready < 2.0, ready  # measured about 0.1 s
     assert answered < 1.0, answered  # movetime 100 ms: kept while compiling (measured about 0.2 s)
 
-    engine.expect_prefix("info string kernels compiled in", timeout=300)
+    # An interpreted analysis still running when the worker finishes: the switch to the
+    # compiled kernels waits for it, and `isready` meanwhile is answered at once.
+    from engine._jit import source_hash
+
+    mark = engine.mark()
+    engine.send("go infinite")
+    assert _wait_for_file(tmp_path / source_hash() / "complete", timeout=300)
+    time.sleep(0.5)
+    engine.send("isready")
+    engine.expect("readyok", timeout=3, start=mark)
+    engine.send("stop")
+    best = engine.expect_prefix("bestmove", timeout=10, start=mark)
+    assert game.is_legal(best.split()[1])
+    engine.expect_prefix("info string kernels compiled in", timeout=120, start=mark)
     mark = engine.mark()
     engine.send("isready")
     engine.expect("readyok", timeout=30, start=mark)

@@ -25,7 +25,7 @@ from .bitboards import (
     OCC, ONE, P_CASTLE, P_EP, P_HALFMOVE, P_KEY, P_SIDE, PAWN, PAWN_DIAGONAL, PAWN_FORWARD, QUEEN,
     RANK_1, RANK_2, RANK_7, RANK_8, ROOK, ZERO, bishop_attacks, count, lsb, rook_attacks,
 )
-from .evaluation import learned_score
+from .evaluation import learned_score, reach
 from .movegen import (
     RESULT_DRAW, antiking_attackers, check_state, game_status, gen_legal, legal_moves, make_move,
     over_by_position, piece_type_at,
@@ -103,30 +103,6 @@ def _chess_material(pos, color):
 
 
 @kernel
-def _mobility(pos, color, occupied):
-    """Squares `color`'s knights and sliders reach, not counting its own pieces."""
-    base = color * 8
-    own = pos[base + OCC]
-    reach = 0
-    pieces = pos[base + KNIGHT]
-    while pieces:
-        square = lsb(pieces)
-        pieces &= pieces - ONE
-        reach += count(KNIGHT_ATTACKS[square] & ~own)
-    pieces = pos[base + BISHOP] | pos[base + QUEEN]
-    while pieces:
-        square = lsb(pieces)
-        pieces &= pieces - ONE
-        reach += count(bishop_attacks(square, occupied) & ~own)
-    pieces = pos[base + ROOK] | pos[base + QUEEN]
-    while pieces:
-        square = lsb(pieces)
-        pieces &= pieces - ONE
-        reach += count(rook_attacks(square, occupied) & ~own)
-    return reach
-
-
-@kernel
 def _antiking_safety(pos, rules, us, occupied):
     """Penalty for an anti-king guarded by a single enemy piece (one capture from anti-check)."""
     score = 0
@@ -154,11 +130,11 @@ def evaluate(pos, rules):
                 value = 0
             score += value * (count(pos[us * 8 + piece]) - count(pos[them * 8 + piece]))
         score += 60 * (count(pos[them * 8 + OCC]) - count(pos[us * 8 + OCC]))
-        score += 4 * (_mobility(pos, us, occupied) - _mobility(pos, them, occupied))
+        score += 4 * (reach(pos, us, occupied) - reach(pos, them, occupied))
         score = score // 4
     else:
         score = _chess_material(pos, us) - _chess_material(pos, them)
-        score += 2 * (_mobility(pos, us, occupied) - _mobility(pos, them, occupied)) + 10
+        score += 2 * (reach(pos, us, occupied) - reach(pos, them, occupied)) + 10
     if rules[R_ANTI_KINGS]:
         score += _antiking_safety(pos, rules, us, occupied)
     return score
@@ -213,16 +189,16 @@ def count_moves_and_captures(pos, rules):
     while pieces:
         square = lsb(pieces)
         pieces &= pieces - ONE
-        reach = bishop_attacks(square, occupied)
-        captures += count(reach & targets)
-        quiets += count(reach & empty)
+        attacks = bishop_attacks(square, occupied)
+        captures += count(attacks & targets)
+        quiets += count(attacks & empty)
     pieces = pos[ours + ROOK] | pos[ours + QUEEN]
     while pieces:
         square = lsb(pieces)
         pieces &= pieces - ONE
-        reach = rook_attacks(square, occupied)
-        captures += count(reach & targets)
-        quiets += count(reach & empty)
+        attacks = rook_attacks(square, occupied)
+        captures += count(attacks & targets)
+        quiets += count(attacks & empty)
     pieces = pos[ours + KING]
     while pieces:
         square = lsb(pieces)

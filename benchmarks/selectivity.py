@@ -3,7 +3,7 @@
 engine and another UCI engine on the same fixed antichess positions.
 
     python3 benchmarks/selectivity.py --opponent PATH [--seconds 2] [--hash 64]
-    (for example --opponent ../shared/engines/fairy-stockfish-c19b5f6c, or
+    (for example --opponent PATH/fairy-stockfish-c19b5f6c, a current master build, or
      --opponent /usr/games/fairy-stockfish)
 
 Both engines speak UCI, one thread, the same hash size, `UCI_Variant antichess`, a fresh

@@ -51,6 +51,8 @@ def _exercise(share: str) -> None:
         if share == "search":
             game.search(depth=2)
             game.search(movetime=0.05)  # a timed search also compiles the proof-number search
+            if name == "antichess":
+                _exercise_training_kernels(game)
             continue
         game.is_check()
         game.outcome(claim_draw=True)
@@ -61,6 +63,19 @@ def _exercise(share: str) -> None:
         game.is_legal("a1a1")
         game.is_legal("h8h1")
         game.pop()
+
+
+def _exercise_training_kernels(game) -> None:
+    """The evaluation's feature kernels, which only tools/train_eval.py calls, so that the
+    warm-up compiles every kernel (its progress reaches the kernel count)."""
+    import numpy as np
+
+    from .evaluation import FEATURE_COUNT, losing_features
+    from .search import losing_terms
+
+    stack, mlist, idx = game._search_arrays(2)
+    moves_difference, forcing = losing_terms(stack, np.int64(idx), game._rules_array, mlist)
+    losing_features(stack[idx], np.int64(moves_difference), forcing, np.zeros(FEATURE_COUNT, dtype=np.int64))
 
 
 class _CompileCounter:

@@ -73,8 +73,8 @@ class _State:
     def __init__(self):
         self.deferred = False
         self.compiled = False  # numba dispatchers are bound (compiled mode, or after the switch)
-        self.kernels: list[tuple[dict, str, object]] = []  # (module globals, name, function)
-        self.fallbacks: list[tuple[dict, str, str, object]] = []  # (globals, name, intrinsic, function)
+        self.kernels: list = []  # the plain kernel functions, while deferred
+        self.fallbacks: list[tuple[str, object]] = []  # (intrinsic name, Python fallback)
         self.users = 0
         self.condition = threading.Condition()
 
@@ -122,29 +122,27 @@ def kernels_compiled() -> bool:
 def kernel(function):
     """Mark `function` as a kernel: compiled in nopython mode and cached on disk under
     CACHE_DIR, or left as plain Python while compilation is deferred."""
-    module_globals = sys.modules[function.__module__].__dict__
     if not _state.deferred:
         _state.compiled = True
         return _njit(function)
-    _state.kernels.append((module_globals, function.__name__, function))
+    _state.kernels.append(function)
     return function
 
 
 def native(name: str, fallback):
     """The numba intrinsic `name` (see `_intrinsics`), or its Python `fallback` while
     compilation is deferred; `fallback` must compute the same value."""
-    module_globals = sys.modules[fallback.__module__].__dict__
     if not _state.deferred:
         _state.compiled = True
         return _intrinsics()[name]
-    _state.fallbacks.append((module_globals, fallback.__name__, name, fallback))
+    _state.fallbacks.append((name, fallback))
     return fallback
 
 
 @contextlib.contextmanager
 def using_kernels():
     """Hold off the switch to compiled kernels while the block calls kernels (re-entrant)."""
-    if _state.compiled or not _state.deferred:
+    if kernels_compiled():
         yield
         return
     with _state.condition:
@@ -161,7 +159,7 @@ def uses_kernels(function):
     """Decorator: run `function` inside `using_kernels()` while the kernels are interpreted."""
     @functools.wraps(function)
     def wrapper(*args, **kwargs):
-        if _state.compiled or not _state.deferred:
+        if kernels_compiled():
             return function(*args, **kwargs)
         with using_kernels():
             return function(*args, **kwargs)
@@ -172,13 +170,12 @@ def uses_kernels(function):
 def compile_kernels() -> None:
     """Switch every deferred kernel to its cached numba dispatcher (idempotent).  Compiling
     (or loading from the cache) happens on each kernel's first call, as in compiled mode."""
-    if _state.compiled or not _state.deferred:
+    if kernels_compiled():
         return
     intrinsics = _intrinsics()
-    replacement = {id(function): _njit(function) for _, _, function in _state.kernels}
-    replacement.update({id(function): intrinsics[name] for _, _, name, function in _state.fallbacks})
-    plain = {id(function): function for _, _, function in _state.kernels}
-    plain.update({id(function): function for _, _, _, function in _state.fallbacks})
+    # Keyed by id: the registered functions stay alive in _state, so their ids are unique.
+    replacement = {id(function): _njit(function) for function in _state.kernels}
+    replacement.update({id(function): intrinsics[name] for name, function in _state.fallbacks})
     with _state.condition:
         _state.condition.wait_for(lambda: _state.users == 0)
         for module in list(sys.modules.values()):
@@ -186,7 +183,7 @@ def compile_kernels() -> None:
                 continue
             namespace = module.__dict__
             for name, value in list(namespace.items()):
-                if id(value) in replacement and plain[id(value)] is value:
+                if id(value) in replacement:
                     namespace[name] = replacement[id(value)]
         _state.compiled = True
 

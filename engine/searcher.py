@@ -24,13 +24,14 @@ import numpy as np
 from . import proof as proof_kernels
 from . import search as kernels
 from ._jit import kernels_compiled, uses_kernels
-from .bitboards import MAX_MOVES
+from .bitboards import CAPTURE_FLAG, MAX_MOVES
 from .moves import Move
 
 if TYPE_CHECKING:  # annotations only: the game facade imports this module, not the reverse
     from .game import Game
 
 MAX_DEPTH = kernels.MAX_PLY - 12
+_NOT_QUIET = CAPTURE_FLAG | (7 << 12)  # captures and promotions (engine.bitboards move layout)
 PROOF_CAPACITY = 2_000_000  # proof-tree nodes (about 64 MB)
 PROOF_RATE = 1_000_000  # proof-tree nodes per second, a conservative figure for budgeting
 PROOF_SHARE = 0.15  # share of the move's time for each of the two proof searches
@@ -251,10 +252,18 @@ class Searcher:
             if result is None and self.threads > 1 and max_depth > 1:
                 helpers = self._start_helpers(stack, mlist, idx, rules, base, max_depth)
             last_lines: list[SearchInfo] = []
+            order = [move.code for move in roots if move.code not in base]
+            line_history: list[list[tuple[int, list[int]]]] = []  # MultiPV lines of each depth
             for depth in range(1, max_depth + 1) if result is None else ():
                 infos: list[SearchInfo] = []
                 stopped = False
-                for line in range(lines):
+                if lines > 1:
+                    ranked = self._lines_iteration(stack, idx, depth, rules, mlist, order, lines, line_history)
+                    stopped = ranked is None
+                    if not stopped:
+                        elapsed = time.perf_counter() - started
+                        infos = [self._line_info(depth, score, pv, elapsed) for score, pv in ranked]
+                for line in range(lines if lines == 1 else 0):
                     if lines > 1 or outside:
                         self._exclude(base + [info.pv[0].code for info in infos])
                     self.state[kernels.STATE_SELDEPTH] = 0
@@ -374,6 +383,103 @@ class Searcher:
             else:
                 return score, found
             window *= 3
+
+    def _lines_iteration(self, stack, idx, depth, rules, mlist, order: list[int], lines: int,
+                         history: list[list[tuple[int, list[int]]]]) -> list[tuple[int, list[int]]] | None:
+        """One MultiPV depth in a single pass over the root moves: the best `lines` moves get
+        exact scores and PVs, every other move is only shown to score no more than the
+        `lines`-th best (a null-window search at that score, re-searched when it fails high).
+
+        From depth 5 a floor (the lower `lines`-th score of the last two depths, less a
+        margin) bounds the pass: a move scoring at or below it is not searched exactly; when
+        fewer than `lines` moves beat it, the pass is repeated with the floor lowered (moves
+        already shown to score below the new floor are not searched again).  `history` holds
+        each finished depth's lines and gets this one's.  `order` (root move codes, best
+        first) is reordered for the next depth: the lines in rank order, then the other moves
+        by their bounds.  Returns the lines as (score, PV codes) best first, or None when the
+        search was stopped.
+        """
+        child = np.int64(idx + 1)
+        ply = np.int64(1)
+        inner = np.int64(depth - 1)
+        window = ASPIRATION_WINDOW
+
+        def search(alpha: int, beta: int, reduction: int = 0) -> int:
+            return -int(kernels.negamax(
+                stack, child, np.int64(inner - reduction), np.int64(-beta), np.int64(-alpha), ply, rules, mlist, self.scores,
+                self.tt_keys, self.tt_data, self.killers, self.history, self.pv, self.pv_length,
+                self.state, self.control, self.excluded))
+
+        self.state[kernels.STATE_SELDEPTH] = 0
+        self.state[kernels.STATE_STOPPED] = 0
+        # Losing-chess scores swing between odd and even depths: the aspiration bounds come
+        # from the last two depths (the floor from the lower of their `lines`-th scores).
+        recent = [top for top in history[-2:] if len(top) == min(lines, len(order))]
+        floor = -kernels.INFINITY
+        if depth >= 5 and len(recent) == 2 and all(abs(top[-1][0]) < kernels.MATE_BOUND for top in recent):
+            floor = min(top[-1][0] for top in recent) - window
+        previous = {pv[0]: score for score, pv in (history[-2] if len(history) >= 2 else [])}
+        upper: dict[int, int] = {}  # fail-soft upper bounds of moves that did not beat the floor
+        while True:
+            top: list[tuple[int, list[int]]] = []
+            bounds: dict[int, int] = {}
+            for number, code in enumerate(order):
+                bound = floor if len(top) < lines else max(floor, top[-1][0])
+                if upper.get(code, kernels.INFINITY) <= bound:
+                    bounds[code] = upper[code]  # shown not to beat a higher floor on the last pass
+                    continue
+                kernels.make_move(stack, np.int64(idx), child, np.int32(code), rules)
+                value = bound + 1
+                if len(top) >= lines and depth >= 3 and number >= lines + 2 and not code & _NOT_QUIET:
+                    value = search(bound, bound + 1, 1 if number < lines + 8 else 2)  # a late quiet move
+                if value > bound and (len(top) >= lines or bound == floor > -kernels.INFINITY):
+                    value = search(bound, bound + 1)
+                if value > bound and not self.state[kernels.STATE_STOPPED]:
+                    value = self._exact(search, bound, previous.get(code))
+                if self.state[kernels.STATE_STOPPED]:
+                    return None
+                bounds[code] = value
+                if value <= bound:
+                    upper[code] = value
+                else:
+                    pv = [code] + [int(c) for c in self.pv[1, 1:int(self.pv_length[1])] if c]
+                    top.append((value, pv))
+                    top.sort(key=lambda line: -line[0])  # stable: ties keep the search order
+                    del top[lines:]
+            ranked = [pv[0] for _, pv in top]
+            rest = sorted((code for code in order if code not in ranked), key=lambda code: -bounds[code])
+            order[:] = ranked + rest
+            if len(top) == min(lines, len(order)) or floor <= -kernels.INFINITY:
+                history.append(top)
+                return top
+            floor = max(-kernels.INFINITY, floor - window)  # too few moves beat the floor: lower it
+            window *= 3
+
+    def _exact(self, search, bound: int, guess: int | None) -> int:
+        """The exact score of a root move known to beat `bound` (else a value <= bound): an
+        aspiration window around `guess` (its score two depths before, when it had one),
+        widened until it holds."""
+        window = ASPIRATION_WINDOW
+        low, high = bound, kernels.INFINITY
+        if guess is not None and abs(guess) < kernels.MATE_BOUND:
+            low, high = max(bound, guess - window), guess + window
+        while True:
+            value = search(low, high)
+            if self.state[kernels.STATE_STOPPED]:
+                return value
+            if value <= low and low > bound:
+                low = max(bound, low - 2 * window)
+            elif value >= high and high < kernels.INFINITY:
+                high = min(kernels.INFINITY, high + 2 * window)
+            else:
+                return value
+            window *= 3
+
+    def _line_info(self, depth: int, score: int, pv: list[int], elapsed: float) -> SearchInfo:
+        """The info of one MultiPV line."""
+        info = self._info(depth, score, elapsed)
+        info.pv = [Move(code) for code in pv]
+        return info
 
     def _table_result(self, game: Game, limits: Limits, started: float, on_info) -> SearchResult | None:
         """The endgame tables' best move when they hold the position (a quickest win, a

@@ -207,3 +207,38 @@ def test_static_pruning_cuts_only_quiet_null_window_nodes_far_above_beta():
     static = _static_losing_score(forced)
     beta = static - 4 * margin
     assert _null_window_node(forced, 2, beta - 1, beta)[1] > 1  # exd5 is compulsory
+
+
+@pytest.mark.parametrize("variant, fen", [
+    ("antichess", "8/8/8/3k4/8/8/2P1N3/4K3 w - - 0 1"),
+    ("antichess", "rnbqkbnr/pppppppp/8/8/8/4P3/PPPP1PPP/RNBQKBNR b - - 0 1"),
+    ("antichess", "rnbqkbnr/pppp1ppp/8/4p3/8/4P3/PPPP1PPP/RNBQKBNR w - - 0 1"),
+    ("suicide", "rnbqkbnr/pppp1ppp/8/4p3/8/4P3/PPPP1PPP/RNBQKBNR w - - 0 1"),
+    ("chess", "4k3/8/8/3q4/8/8/3P4/3QK2R w K - 0 1"),
+    ("mit-antichess", "4k3/8/8/3q4/8/8/3P4/3QK2R w K - 0 1"),
+    ("losers", "4k3/8/8/3q4/8/8/3P4/3QK2R w K - 0 1"),
+])
+def test_multipv_lines_are_the_best_moves_with_exact_scores(variant, fen):
+    """MultiPV k at depth 3 for several k: each line is ranked, best first, with the score a
+    fresh search restricted to its move finds (an exact score, not the bound that shows the
+    other moves to be worse); the lines are moves with the k highest of those scores."""
+    game = Game(variant, fen)
+    legal = game.legal_moves()
+    alone = {move.uci(): Searcher(16).search(game, Limits(depth=3, root_moves=[move], proof=False)).info.score
+             for move in legal}
+    for count in sorted({min(k, len(legal)) for k in (1, 2, 4, 8, 12, 16, len(legal))}):
+        lines: dict[str, tuple[int, int]] = {}
+
+        def record(info):
+            if info.depth == 3:
+                lines[info.pv[0].uci()] = (info.score, info.multipv)
+
+        Searcher(16).search(game, Limits(depth=3, multipv=count, proof=False), record)
+        assert len(lines) == count
+        ranked = sorted(lines.values(), key=lambda line: line[1])
+        assert [rank for _, rank in ranked] == list(range(1, count + 1))
+        for move, (score, _) in lines.items():
+            assert score == alone[move], (count, move)
+        if game.rules.must_capture:  # chess's null move depends on the window: a move can
+            # fail low at the k-th score yet score above it in a full window
+            assert [score for score, _ in ranked] == sorted(alone.values(), reverse=True)[:count], count

@@ -24,17 +24,24 @@ need history or counters (repetition, 50 moves) are not applied.
 
 Building.  Materials are built in order of piece count, then pawn count: every capture
 leads into a smaller table and every promotion into a table with fewer pawns, both built
-before.  For one table, a forward pass over all indexes uses `movegen.legal_moves`,
-`make_move` and `game_status` to mark terminal positions, value the successors outside
-the table, and count the successors inside it; a second pass records each inside
-successor's predecessors.  The values then spread backwards by distance, one ply per
-round (a loss at d-1 makes its predecessors wins at d; a predecessor whose successors
-are all wins becomes a loss at one more than the longest).  What stays open is a draw.
+before.  For one table, a forward pass over all indexes (`_scan`) takes each position's
+moves from `movegen.legal_moves`, marks positions without a move by `game_status`, values
+the successors outside the table and lists the successors inside it.  A plain move (no
+promotion, double step or other special kind) moves one piece, so its successor's index
+is computed from the decoded squares; every other move is made with `make_move`.  The
+successor lists are then turned into predecessor lists (a counting sort), and the values
+spread backwards by distance, one ply per round (a loss at d-1 makes its predecessors
+wins at d; a predecessor whose successors are all wins becomes a loss at one more than
+the longest); positions waiting for a known later distance sit in per-distance buckets.
+What stays open is a draw.
 
 Files.  `<dir>/<variant>/<material>.actb`: the magic `ACTB`, a 4-byte header length, a
 JSON header (format version, rule set, material, piece slots, size, build seconds,
-statistics), then the table's int16 codes (little-endian) compressed with lzma.  Each file
-is written to a temporary name and moved into place, so a killed build keeps every
+statistics), then the table's codes compressed with lzma (xz).  Format 2 (written now)
+stores int8 codes when every code fits (else int16 little-endian), with each INVALID
+entry replaced by the entry before it (the reader marks them again from the index
+layout, `valid_mask`); format 1 (int16 codes as they are) is still read.  Each file is
+written to a temporary name and moved into place, so a killed build keeps every
 finished table and a new build starts at the first table missing.
 """
 
@@ -57,11 +64,13 @@ from . import movegen
 from ._jit import cache_root, uses_kernels
 from ._jit import kernel as table_kernel  # compiled on first build or probe, not by `antichess warmup`
 from .bitboards import (
-    CAPTURE_FLAG, MAX_MOVES, NO_SQUARE, OCC, ONE, P_CASTLE, P_EP, P_SIDE, POS_SIZE, ZERO, count, lsb,
+    CAPTURE_FLAG, MAX_MOVES, MOVE_NORMAL, NO_SQUARE, OCC, ONE, P_CASTLE, P_EP, P_SIDE, POS_SIZE, ZERO, count, lsb,
 )
 from .rules import get_rule_set
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 1: int16 codes, lzma preset 6; 2: int8/int16 codes, invalid entries filled (see encode_table)
+READABLE_FORMATS = (1, 2)
+LZMA_FILTERS = [{"id": lzma.FILTER_LZMA2, "preset": 6}]
 MAGIC = b"ACTB"
 MAX_PIECES = 4
 INVALID = -32768
@@ -69,6 +78,10 @@ INF = 32767
 TYPE_LETTERS = "PNBRQK"  # piece types 0..5, as in engine.bitboards
 KEY_SPACE = 13 ** MAX_PIECES
 CHANGES_MATERIAL = CAPTURE_FLAG | (7 << 12)  # move bits: a capture, or a promotion type
+KIND_BITS = 7 << 15
+PLAIN = MOVE_NORMAL << 15
+PLAIN_CAPTURE = PLAIN | CAPTURE_FLAG
+NOT_PLAIN = CHANGES_MATERIAL | KIND_BITS  # a plain quiet move has none of these bits but its kind
 TABLE_VARIANTS = {"antichess": "antichess", "giveaway": "antichess", "suicide": "suicide"}
 
 # ---------------------------------------------------------------------------------------
@@ -292,7 +305,16 @@ def _index_in(stack, r, tid, flip, tdesc, geo, work):
             bb &= bb - ONE
             work[k] = square ^ 56 if flip else square
             k += 1
-    first = work[0]
+    return _squares_index(tid, stm, work, tdesc, geo)
+
+
+@table_kernel
+def _squares_index(tid, stm, squares, tdesc, geo):
+    """The index in table `tid` of the position with `stm` to move and the pieces on
+    squares[0..n) in slot order (pieces of one code in ascending square order), before
+    the symmetry that brings slot 0 into its triangle or half board."""
+    n = tdesc[tid, 1]
+    first = squares[0]
     f = first & 7
     rank = first >> 3
     sym = 0
@@ -311,13 +333,14 @@ def _index_in(stack, r, tid, flip, tdesc, geo, work):
             sym |= 4
         index = geo[0, geo[2 + sym, first]]
     for k in range(1, n):
-        index = index * 64 + geo[2 + sym, work[k]]
+        index = index * 64 + geo[2 + sym, squares[k]]
     return stm * tdesc[tid, 3] + index
 
 
 @table_kernel
-def _decode(tid, index, tdesc, geo, row):
-    """Write the position of `index` in table `tid` into `row`; False if the index is invalid."""
+def _decode(tid, index, tdesc, geo, row, squares):
+    """Write the position of `index` in table `tid` into `row` and its squares, in slot
+    order, into squares[0..n); False if the index is invalid."""
     n = tdesc[tid, 1]
     pawnful = tdesc[tid, 2]
     size = tdesc[tid, 3]
@@ -339,6 +362,7 @@ def _decode(tid, index, tdesc, geo, row):
         if code % 6 == 0 and (square < 8 or square >= 56):
             return False
         occupied |= bit
+        squares[k] = square
         color = code // 6
         row[color * 8 + code % 6] |= bit
         row[color * 8 + OCC] |= bit
@@ -385,20 +409,67 @@ def _successor_value(stack, r, rules, mlist, tdesc, keymap, geo, buf, work, curr
 
 
 @table_kernel
-def _scan(tid, lo, hi, rules, tdesc, keymap, geo, buf, stack, mlist, work,
-          st, dist, cnt, extwin, extloss, hasdraw, edge_src, edge_dst, state):
+def _sort_groups(tid, squares, tdesc):
+    """Put the squares of each run of equal codes of table `tid` in ascending order (the
+    slot order `_index_in` uses), in place."""
+    n = tdesc[tid, 1]
+    for j in range(1, n):
+        code = tdesc[tid, 4 + j]
+        square = squares[j]
+        i = j
+        while i > 0 and tdesc[tid, 3 + i] == code and squares[i - 1] > square:
+            squares[i] = squares[i - 1]
+            i -= 1
+        squares[i] = square
+
+
+@table_kernel
+def _moved_index(tid, stm, squares, origin, target, moved, tdesc, geo):
+    """The index in table `tid`, with `stm` to move, of the position whose pieces stand on
+    squares[0..n) (slot order) except that the piece on `origin` now stands on `target`:
+    the successor of a plain quiet move, without making it."""
+    n = tdesc[tid, 1]
+    for j in range(n):
+        moved[j] = target if squares[j] == origin else squares[j]
+    _sort_groups(tid, moved, tdesc)
+    return _squares_index(tid, stm, moved, tdesc, geo)
+
+
+@table_kernel
+def _scan(tid, lo, hi, rules, tdesc, keymap, geo, buf, stack, mlist, work, squares, moved, captures,
+          st, dist, cnt, extwin, extloss, hasdraw, edges, state):
     """Forward pass over indexes [lo, hi) of table `tid`: classify each position (st: 0
     open, 1 win, 2 loss, 3 draw, 4 invalid), value its successors outside the table, and
-    append an edge (p, q) for each successor q inside it.  A position with no legal move
-    (or a side without pieces) is valued by `game_status`; in the compulsory-capture rule
-    sets a position with a legal move is never over.  state[0] is the edge count,
-    state[1] counts successors no table could value (an error).  Returns the index where
-    it stopped: hi, or earlier when the edge arrays are nearly full."""
-    capacity = edge_src.shape[0]
+    append the index of each successor inside it to `edges` (so the successors of p
+    follow those of p - 1: cnt[p] of them).  A position with no legal move (or a side
+    without pieces) is valued by `game_status`; in the compulsory-capture rule sets a
+    position with a legal move is never over.
+
+    The moves come from `legal_moves`.  A plain move (kind MOVE_NORMAL, no promotion)
+    moves one piece and, if it captures, removes the piece on its target, so its
+    successor's index is computed from the squares instead of making the move: a quiet
+    one in this table (one digit changes, or `_moved_index`), a capture in the table
+    captures[v, 0] (colours reversed if captures[v, 1]) whose slot j takes the square of
+    slot captures[v, 2 + j] when the piece in slot v is taken (captures[v, 0] = -1: the
+    capture ends the game or needs `make_move`).  Every other move is made with
+    `make_move` and valued by `_successor_value`.  state[0] is the edge count, state[1]
+    counts successors no table could value (an error).  Returns the index where it
+    stopped: hi, or earlier when `edges` is nearly full."""
+    capacity = edges.shape[0]
+    slot_size = tdesc[tid, 3]
+    n_slots = tdesc[tid, 1]
+    # a plain move of the piece in slot k >= 1, alone with its code, changes digit k only
+    # (slot 0 keeps the square that fixes the symmetry): its place value, or 0 if not so
+    place = np.zeros(MAX_PIECES, dtype=np.int64)
+    for k in range(1, n_slots):
+        code = tdesc[tid, 4 + k]
+        if tdesc[tid, 3 + k] != code and (k + 1 == n_slots or tdesc[tid, 5 + k] != code):
+            place[k] = np.int64(1) << (6 * (n_slots - 1 - k))
+    slot_of = np.zeros(64, dtype=np.int64)
     for p in range(lo, hi):
         if state[0] + MAX_MOVES > capacity:
             return p
-        if not _decode(tid, np.int64(p), tdesc, geo, stack[0]):
+        if not _decode(tid, np.int64(p), tdesc, geo, stack[0], squares):
             st[p] = 4
             continue
         n = movegen.legal_moves(stack, 0, rules, mlist)
@@ -407,20 +478,52 @@ def _scan(tid, lo, hi, rules, tdesc, keymap, geo, buf, stack, mlist, work,
             dist[p] = 0
             st[p] = 3 if terminal == 0 else (1 if terminal > 0 else 2)
             continue
+        for k in range(n_slots):
+            slot_of[squares[k]] = k
+        after = 1 - p // slot_size  # the side to move after a move
+        turned = p + (2 * after - 1) * slot_size  # p with the other side to move
         for i in range(n):
             move = np.int64(mlist[0, i])
-            movegen.make_move(stack, 0, 1, move, rules)
-            if (move & CHANGES_MATERIAL) == 0 and np.int64(stack[1, P_EP]) == NO_SQUARE:
-                # a quiet move without promotion stays in this table, in its colour frame
-                code = np.int64(0)
-                index = _index_in(stack, np.int64(1), tid, np.int64(0), tdesc, geo, work)
-            else:
-                code, index = _successor_value(stack, 1, rules, mlist, tdesc, keymap, geo, buf, work, tid)
-            if index >= 0:
-                cnt[p] += 1
-                edge_src[state[0]] = p
-                edge_dst[state[0]] = index
+            kind = move & NOT_PLAIN
+            origin = move & 63
+            target = (move >> 6) & 63
+            if kind == PLAIN:
+                delta = place[slot_of[origin]]
+                if delta:
+                    edges[state[0]] = turned + (target - origin) * delta
+                else:
+                    edges[state[0]] = _moved_index(tid, after, squares, origin, target, moved, tdesc, geo)
                 state[0] += 1
+                cnt[p] += 1
+                continue
+            code = np.int64(INVALID)
+            index = np.int64(-1)
+            done = False
+            if kind == PLAIN_CAPTURE:
+                v = slot_of[target]
+                into = captures[v, 0]
+                if into >= 0:
+                    flip = captures[v, 1]
+                    k = slot_of[origin]
+                    for j in range(n_slots - 1):
+                        source = captures[v, 2 + j]
+                        square = target if source == k else squares[source]
+                        moved[j] = square ^ 56 if flip else square
+                    _sort_groups(into, moved, tdesc)
+                    code = np.int64(buf[tdesc[into, 0] + _squares_index(into, after ^ flip, moved, tdesc, geo)])
+                    done = True
+            if not done:
+                movegen.make_move(stack, 0, 1, move, rules)
+                if (move & CHANGES_MATERIAL) == 0 and np.int64(stack[1, P_EP]) == NO_SQUARE:
+                    # a quiet move without promotion stays in this table, in its colour frame
+                    code = np.int64(0)
+                    index = _index_in(stack, np.int64(1), tid, np.int64(0), tdesc, geo, work)
+                else:
+                    code, index = _successor_value(stack, 1, rules, mlist, tdesc, keymap, geo, buf, work, tid)
+            if index >= 0:
+                edges[state[0]] = index
+                state[0] += 1
+                cnt[p] += 1
                 continue
             if code == INVALID:
                 state[1] += 1
@@ -438,72 +541,92 @@ def _scan(tid, lo, hi, rules, tdesc, keymap, geo, buf, stack, mlist, work,
 
 
 @table_kernel
-def _predecessors(edge_src, edge_dst, edges, offsets, preds):
-    """Counting sort of the edges by successor: preds[offsets[q]:offsets[q+1]] lists q's predecessors."""
-    size = offsets.shape[0] - 1
-    for e in range(edges):
-        offsets[edge_dst[e] + 1] += 1
-    for q in range(size):
-        offsets[q + 1] += offsets[q]
-    fill = offsets[:size].copy()
-    for e in range(edges):
-        q = edge_dst[e]
-        preds[fill[q]] = edge_src[e]
-        fill[q] += 1
+def _predecessors(cnt, edges, nedges, offsets, preds):
+    """Counting sort of the edges by successor: preds[offsets[q]:offsets[q+1]] lists q's
+    predecessors.  The successors of p are the cnt[p] entries of `edges` after those of
+    p - 1."""
+    size = cnt.shape[0]
+    for e in range(nedges):
+        offsets[edges[e]] += 1
+    for q in range(1, size):
+        offsets[q] += offsets[q - 1]
+    offsets[size] = nedges
+    e = np.int64(0)
+    for p in range(size):  # offsets[q] counts down from the end of q's list to its start
+        for _ in range(cnt[p]):
+            q = edges[e]
+            e += 1
+            offsets[q] -= 1
+            preds[offsets[q]] = p
 
 
 @table_kernel
-def _solve(st, dist, cnt, extwin, extloss, hasdraw, offsets, preds, pend, codes):
+def _solve(st, dist, cnt, extwin, extloss, hasdraw, offsets, preds, link, queue, codes):
     """Spread the values backwards by distance (see the module text); fill `codes`.
-    Returns the number of rounds."""
+    Returns the number of rounds.  queue lists the positions in the order they are
+    resolved (round d handles those resolved at d - 1); a position that will be won or
+    lost at a known later distance through its successors outside the table waits in
+    that distance's bucket (a linked list through `link`)."""
     size = st.shape[0]
+    head = np.full(INF + 1, -1, dtype=np.int64)
+    tail = np.int64(0)
     scheduled = np.int64(0)
     for p in range(size):
-        if st[p] == 0:
-            pend[p] = INF
-            if extwin[p] < INF and extwin[p] > scheduled:
-                scheduled = extwin[p]
-            elif extwin[p] == INF and cnt[p] == 0 and hasdraw[p] == 0:
-                pend[p] = extloss[p]
-                if extloss[p] > scheduled:
-                    scheduled = extloss[p]
+        s = st[p]
+        if s == 1 or s == 2:
+            queue[tail] = p
+            tail += 1
+        elif s == 0:
+            later = np.int64(-1)
+            if extwin[p] < INF:
+                later = np.int64(extwin[p])
+            elif cnt[p] == 0 and hasdraw[p] == 0:
+                later = np.int64(extloss[p])
+            if later >= 0:
+                link[p] = head[later]
+                head[later] = p
+                if later > scheduled:
+                    scheduled = later
+    start = np.int64(0)
     d = np.int64(1)
     while True:
-        resolved = 0
-        for q in range(size):
-            sq = st[q]
-            if (sq == 1 or sq == 2) and dist[q] == d - 1:
-                for e in range(offsets[q], offsets[q + 1]):
-                    p = preds[e]
-                    if st[p] != 0:
-                        continue
-                    if sq == 2:
-                        st[p] = 1
-                        dist[p] = d
-                        resolved += 1
-                    else:
-                        cnt[p] -= 1
-                        if cnt[p] == 0 and extwin[p] == INF and hasdraw[p] == 0:
-                            last = max(d, np.int64(extloss[p]))
-                            if last == d:
-                                st[p] = 2
-                                dist[p] = d
-                                resolved += 1
-                            else:
-                                pend[p] = last
-                                if last > scheduled:
-                                    scheduled = last
-        for p in range(size):
-            if st[p] == 0:
-                if extwin[p] == d:
+        end = tail
+        for i in range(start, end):
+            q = queue[i]
+            lost = st[q] == 2
+            for e in range(offsets[q], offsets[q + 1]):
+                p = preds[e]
+                if st[p] != 0:
+                    continue
+                if lost:
                     st[p] = 1
                     dist[p] = d
-                    resolved += 1
-                elif pend[p] == d:
-                    st[p] = 2
-                    dist[p] = d
-                    resolved += 1
-        if resolved == 0 and d >= scheduled:
+                    queue[tail] = p
+                    tail += 1
+                else:
+                    cnt[p] -= 1
+                    if cnt[p] == 0 and extwin[p] == INF and hasdraw[p] == 0:
+                        last = max(d, np.int64(extloss[p]))
+                        if last == d:
+                            st[p] = 2
+                            dist[p] = d
+                            queue[tail] = p
+                            tail += 1
+                        else:
+                            link[p] = head[last]
+                            head[last] = p
+                            if last > scheduled:
+                                scheduled = last
+        p = head[d]
+        while p >= 0:
+            if st[p] == 0:
+                st[p] = 1 if extwin[p] == d else 2
+                dist[p] = d
+                queue[tail] = p
+                tail += 1
+            p = link[p]
+        start = end
+        if start == tail and d >= scheduled:
             break
         d += 1
     for p in range(size):
@@ -555,9 +678,10 @@ def _verify(tid, rules, tdesc, keymap, geo, buf, stack, mlist, work, bad):
     offset = tdesc[tid, 0]
     size = 2 * tdesc[tid, 3]
     wrong = np.int64(0)
+    squares = np.zeros(MAX_PIECES, dtype=np.int64)
     for p in range(size):
         stored = np.int64(buf[offset + p])
-        if not _decode(tid, np.int64(p), tdesc, geo, stack[0]):
+        if not _decode(tid, np.int64(p), tdesc, geo, stack[0], squares):
             if stored != INVALID:
                 if wrong < bad.shape[0]:
                     bad[wrong] = p
@@ -635,11 +759,45 @@ def table_path(directory, variant: str, material: Material) -> Path:
     return Path(directory) / table_variant(variant) / f"{material.name}.actb"
 
 
-def write_table(path: Path, header: dict, codes: np.ndarray) -> int:
-    """Write atomically (temporary file, then os.replace); returns the file size."""
+def valid_mask(material: Material) -> np.ndarray:
+    """A bool per index of `material`'s table: False where the index is INVALID (two
+    pieces on one square, or a pawn on the first or last rank), as `_decode` decides."""
+    first = GEO[11, :HALF_SIZE] if material.pawnful else GEO[10, :TRIANGLE_SIZE]
+    n = material.pieces
+    axes = [first] + [np.arange(64)] * (n - 1)
+    shape = [len(a) for a in axes]
+    grids = [a.reshape([-1 if j == k else 1 for j in range(n)]) for k, a in enumerate(axes)]
+    valid = np.ones(shape, dtype=bool)
+    for k, (code, grid) in enumerate(zip(material.codes, grids)):
+        if code % 6 == 0:
+            valid &= (grid >= 8) & (grid < 56)
+        for j in range(k):
+            valid &= grids[j] != grid
+    return np.tile(valid.ravel(), 2)
+
+
+def encode_table(header: dict, codes: np.ndarray) -> bytes:
+    """The compressed payload of a table (format 2): the codes as int8 when every valid
+    code fits (else int16 little-endian), each INVALID entry replaced by the value before
+    it (the reader restores them from `valid_mask`), compressed with lzma (xz container).
+    Records the encoding and the compression seconds in `header`."""
+    started = time.perf_counter()
+    valid = codes != INVALID
+    keep = np.where(valid, np.arange(codes.shape[0]), 0)
+    np.maximum.accumulate(keep, out=keep)
+    filled = np.where(valid[keep], codes[keep], 0)  # leading invalid entries: 0
+    small = filled.size == 0 or int(np.abs(filled).max()) <= 127
+    data = filled.astype(np.int8 if small else "<i2").tobytes()
+    payload = lzma.compress(data, format=lzma.FORMAT_XZ, filters=LZMA_FILTERS)
+    header["encoding"] = "int8" if small else "int16"
+    header["compress_seconds"] = round(time.perf_counter() - started, 3)
+    return payload
+
+
+def write_table(path: Path, header: dict, payload: bytes) -> int:
+    """Write a table file atomically (temporary file, fsync, then os.replace); returns its size."""
     path.parent.mkdir(parents=True, exist_ok=True)
     head = json.dumps(header, sort_keys=True).encode()
-    payload = lzma.compress(codes.astype("<i2").tobytes(), preset=6)
     fd, temp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as handle:
@@ -656,6 +814,7 @@ def write_table(path: Path, header: dict, codes: np.ndarray) -> int:
 
 
 def read_header(path: Path) -> dict:
+    """The JSON header of a table file; ValueError if it is not one."""
     with open(path, "rb") as handle:
         start = handle.read(8)
         if len(start) != 8 or start[:4] != MAGIC:
@@ -665,16 +824,28 @@ def read_header(path: Path) -> dict:
 
 
 def read_table(path: Path) -> tuple[dict, np.ndarray]:
+    """(header, int16 codes) of a table file of format 1 or 2; ValueError for anything else."""
     data = Path(path).read_bytes()
     if data[:4] != MAGIC:
         raise ValueError(f"{path}: not an endgame table")
     length = int.from_bytes(data[4:8], "little")
     header = json.loads(data[8:8 + length])
-    if header.get("format") != FORMAT_VERSION:
-        raise ValueError(f"{path}: format {header.get('format')}, expected {FORMAT_VERSION}")
-    codes = np.frombuffer(lzma.decompress(data[8 + length:]), dtype="<i2").astype(np.int16)
+    version = header.get("format")
+    if version not in READABLE_FORMATS:
+        raise ValueError(f"{path}: format {version}, this engine reads formats "
+                         f"{', '.join(map(str, READABLE_FORMATS))}")
+    raw = lzma.decompress(data[8 + length:])
+    if version == 1:
+        codes = np.frombuffer(raw, dtype="<i2").astype(np.int16)
+    else:
+        encoding = header.get("encoding")
+        if encoding not in ("int8", "int16"):
+            raise ValueError(f"{path}: unknown encoding {encoding!r}")
+        codes = np.frombuffer(raw, dtype=np.int8 if encoding == "int8" else "<i2").astype(np.int16)
     if codes.shape[0] != header["size"]:
         raise ValueError(f"{path}: {codes.shape[0]} entries, header says {header['size']}")
+    if version != 1:
+        codes[~valid_mask(Material(tuple(header["codes"])))] = INVALID
     return header, codes
 
 
@@ -683,7 +854,7 @@ def _valid_table(path: Path, variant: str, material: Material) -> bool:
         header = read_header(path)
     except (OSError, ValueError):
         return False
-    return (header.get("format") == FORMAT_VERSION and header.get("variant") == variant
+    return (header.get("format") in READABLE_FORMATS and header.get("variant") == variant
             and header.get("material") == material.name)
 
 
@@ -703,6 +874,30 @@ def table_stats(codes: np.ndarray, slot_size: int) -> dict:
             "loss": int(np.count_nonzero(valid < 0)),
             "longest_win": int(wins.max() - 1) if wins.size else None,
         }
+    return out
+
+
+def _capture_slots(material: Material, registry: "_Registry") -> np.ndarray:
+    """For `_scan`: row v says where a capture of the piece in slot v leads: the table id
+    (-1 when a side is left without pieces, or the table is not in `registry`), whether
+    its colours are reversed (as `_locate` decides), and for each of its slots the slot of
+    `material` whose piece fills it."""
+    out = np.full((MAX_PIECES, 2 + MAX_PIECES), -1, dtype=np.int64)
+    for v in range(material.pieces):
+        rest = [(code, slot) for slot, code in enumerate(material.codes) if slot != v]
+        if not any(code < 6 for code, _ in rest) or not any(code >= 6 for code, _ in rest):
+            continue
+        raw = Material(tuple(sorted(code for code, _ in rest)))
+        canonical = raw.canonical()
+        if canonical not in registry.tid:
+            continue
+        flip = canonical != raw
+        order = sorted(((code + 6) % 12 if flip else code, slot) for code, slot in rest)
+        assert tuple(code for code, _ in order) == canonical.codes
+        out[v, 0] = registry.tid[canonical]
+        out[v, 1] = int(flip)
+        for j, (_, slot) in enumerate(order):
+            out[v, 2 + j] = slot
     return out
 
 
@@ -729,6 +924,7 @@ def build_table(variant: str, material: Material, directory,
         offset += codes.shape[0]
         parts.append(codes)
     buf = np.concatenate(parts) if parts else np.zeros(1, dtype=np.int16)
+    del parts
     current = np.int64(len(deps))
     size = material.size
     st = np.zeros(size, dtype=np.uint8)
@@ -740,9 +936,10 @@ def build_table(variant: str, material: Material, directory,
     stack = np.zeros((8, POS_SIZE), dtype=np.uint64)
     mlist = np.zeros((8, MAX_MOVES), dtype=np.int32)
     work = np.zeros(64, dtype=np.int64)
-    capacity = max(4 * MAX_MOVES, min(size * 8, 1 << 26))
-    edge_src = np.zeros(capacity, dtype=np.int32)
-    edge_dst = np.zeros(capacity, dtype=np.int32)
+    squares = np.zeros(MAX_PIECES, dtype=np.int64)
+    moved = np.zeros(MAX_PIECES, dtype=np.int64)
+    captures = _capture_slots(material, registry)
+    edges = np.zeros(max(4 * MAX_MOVES, min(size * 6, 1 << 27)), dtype=np.int32)
     state = np.zeros(2, dtype=np.int64)
     scan_seconds = 0.0
     for lo in range(0, size, chunk):
@@ -751,34 +948,39 @@ def build_table(variant: str, material: Material, directory,
         at = lo
         while at < hi:
             at = int(_scan(current, np.int64(at), np.int64(hi), rules, registry.tdesc, registry.keymap, GEO,
-                           buf, stack, mlist, work, st, dist, cnt, extwin, extloss, hasdraw,
-                           edge_src, edge_dst, state))
-            if at < hi:  # edge arrays nearly full: grow them
-                edge_src = np.concatenate([edge_src, np.zeros_like(edge_src)])
-                edge_dst = np.concatenate([edge_dst, np.zeros_like(edge_dst)])
+                           buf, stack, mlist, work, squares, moved, captures, st, dist, cnt, extwin, extloss,
+                           hasdraw, edges, state))
+            if at < hi:  # the edge array is nearly full: grow it
+                edges = np.concatenate([edges, np.zeros(edges.shape[0] // 2, dtype=np.int32)])
         scan_seconds += time.perf_counter() - t0
         if progress is not None:
             progress(hi - lo)
+    del buf
     if state[1]:
         raise RuntimeError(f"{material.name}: {int(state[1])} successors outside the tables")
-    edges = int(state[0])
+    t0 = time.perf_counter()
+    nedges = int(state[0])
     offsets = np.zeros(size + 1, dtype=np.int64)
-    preds = np.zeros(max(1, edges), dtype=np.int32)
-    _predecessors(edge_src, edge_dst, np.int64(edges), offsets, preds)
-    del edge_src, edge_dst
-    pend = np.zeros(size, dtype=np.int16)
+    preds = np.zeros(max(1, nedges), dtype=np.int32)
+    _predecessors(cnt, edges, np.int64(nedges), offsets, preds)
+    del edges
+    link = np.zeros(size, dtype=np.int32)
+    queue = np.zeros(size, dtype=np.int32)
     codes = np.zeros(size, dtype=np.int16)
-    rounds = int(_solve(st, dist, cnt, extwin, extloss, hasdraw, offsets, preds, pend, codes))
-    seconds = time.perf_counter() - started
+    rounds = int(_solve(st, dist, cnt, extwin, extloss, hasdraw, offsets, preds, link, queue, codes))
+    del offsets, preds, link, queue, st, dist, cnt, extwin, extloss, hasdraw
+    solve_seconds = time.perf_counter() - t0
     header = {
         "format": FORMAT_VERSION, "variant": variant, "material": material.name,
         "codes": list(material.codes), "pieces": material.pieces, "pawnful": material.pawnful,
         "size": size, "slot_size": material.slot_size, "distance": "plies to the end of the game",
-        "rounds": rounds, "build_seconds": round(seconds, 3), "scan_seconds": round(scan_seconds, 3),
-        "positions_per_second": int(size / scan_seconds) if scan_seconds else 0, "edges": edges,
+        "rounds": rounds, "scan_seconds": round(scan_seconds, 3), "solve_seconds": round(solve_seconds, 3),
+        "positions_per_second": int(size / scan_seconds) if scan_seconds else 0, "edges": nedges,
         "stats": table_stats(codes, material.slot_size),
     }
-    header["file_bytes"] = write_table(table_path(directory, variant, material), header, codes)
+    payload = encode_table(header, codes)
+    header["build_seconds"] = round(time.perf_counter() - started, 3)
+    header["file_bytes"] = write_table(table_path(directory, variant, material), header, payload)
     return header
 
 
@@ -1034,7 +1236,8 @@ def decode_position(variant: str, material: Material, index: int) -> np.ndarray 
     """The position row of `index` in `material`'s table, or None for an invalid index."""
     registry = _Registry([material])
     row = np.zeros(POS_SIZE, dtype=np.uint64)
-    return row if _decode(np.int64(0), np.int64(index), registry.tdesc, GEO, row) else None
+    squares = np.zeros(MAX_PIECES, dtype=np.int64)
+    return row if _decode(np.int64(0), np.int64(index), registry.tdesc, GEO, row, squares) else None
 
 
 def stats_markdown(variant: str, directory=None) -> str:

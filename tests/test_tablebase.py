@@ -9,6 +9,9 @@ sets' complete 2-piece reference check and all 2- and 3-piece suicide tables.
 
 from __future__ import annotations
 
+import hashlib
+import json
+import lzma
 import os
 import random
 import subprocess
@@ -142,6 +145,114 @@ def _placements(n):
 
 def _code(result: tablebase.ProbeResult) -> int:
     return {"win": result.distance + 1, "loss": -(result.distance + 1), "draw": 0}[result.value]
+
+
+# sha256 (first 16 hex digits) of each table's int16 codes (little-endian, INVALID included)
+# as the first generator (format 1: edge lists, full sweeps per round; commit 567dc73)
+# wrote them; the current generator must give the same codes.
+ANTICHESS_FORMAT_1_HASHES = {
+    "BvB": "57cc393a527b0cc1", "BvN": "438f7f9d6c3c4b01", "KvB": "d923de6c3c045541",
+    "KvK": "58fbe86c1aef57d1", "KvN": "a6ebaf0bf2d96a6a", "KvQ": "ef0725b156ebe532",
+    "KvR": "ee23027219b3fb15", "NvN": "f2428140b083d2f0", "QvB": "260dce6f83eef4ae",
+    "QvN": "644e01e30365a362", "QvQ": "8d6e6a450d1d2507", "QvR": "c458d5bc157cd978",
+    "RvB": "0c138f860c76cf75", "RvN": "04e3c3af63f184b0", "RvR": "035baba046810830",
+    "BvP": "99bcfd45126bedfb", "KvP": "ce56282598b0d8c5", "NvP": "12684613c457d1fa",
+    "QvP": "20ab4c380aa233f0", "RvP": "25d7503c9fb924fe", "PvP": "63a42573cb25d443",
+    "BBvB": "2c66d062977e2b88", "BBvK": "813de22f8942f0e7", "BBvN": "8ac546ada7128616",
+    "BBvQ": "cce8003446db3f9b", "BBvR": "2cfb43219236db66", "BNvB": "ca79792ee77b735b",
+    "BNvK": "64795e53fe9ece77", "BNvN": "b470313a87f30369", "BNvQ": "20f5a1c9212e115a",
+    "BNvR": "b7d8df0dff8216ef", "KBvB": "ff62df95e65413f6", "KBvK": "d60d11b9e688ce54",
+    "KBvN": "56fdd75dd3152a18", "KBvQ": "bc99bcdb9129115d", "KBvR": "93d88102a9a44462",
+    "KKvB": "99ac09ac121bd857", "KKvK": "26f0cf6ecbf24141", "KKvN": "fadc4b8bfa7ad673",
+    "KKvQ": "efe656580b189514", "KKvR": "c16d05287e65bfbd", "KNvB": "523d27c63309e971",
+    "KNvK": "3178372ee0660946", "KNvN": "727314ace6fec158", "KNvQ": "84ec5025f13000d9",
+    "KNvR": "b9773be193bf67f1", "KQvB": "030e17111d7c9574", "KQvK": "edec9e40e8510cd1",
+    "KQvN": "1ea3c97a85cadf09", "KQvQ": "36488b35d0ebbb62", "KQvR": "f0aea726f119eda2",
+    "KRvB": "817a7498e613d42c", "KRvK": "f3aea9228c09c62c", "KRvN": "5d053a9b13897cf0",
+    "KRvQ": "05101d547364dfee", "KRvR": "8711afa17fc58c5f", "NNvB": "dfae95fe53a74f19",
+    "NNvK": "1dd47d5b16706454", "NNvN": "b1fced5fd425775e", "NNvQ": "6b4cd08bcf6497f2",
+    "NNvR": "f748e8e1a443b901", "QBvB": "4abf9972ab2591a0", "QBvK": "16f3d29ed71ec3bf",
+    "QBvN": "9268691f2adc5345", "QBvQ": "4339faf26c15e4b4", "QBvR": "ce65b1e67c65790d",
+    "QNvB": "15f2c641b8091e5f", "QNvK": "306cc9abf5005c24", "QNvN": "7a6e91a956f7ac9e",
+    "QNvQ": "947b78a8056a038a", "QNvR": "c0d8f366f1bc2544", "QQvB": "f55c24c28e3218dc",
+    "QQvK": "b5e5d36be55e5783", "QQvN": "825566050b2e7636", "QQvQ": "83ca4204881e9865",
+    "QQvR": "7f0dcf78064ffd72", "QRvB": "bfd8fed386eae460", "QRvK": "12d08f2d28f18659",
+    "QRvN": "463fd6d895039ab6", "QRvQ": "561aa7ac3e4a28ac", "QRvR": "bfca957bb0b5cd15",
+    "RBvB": "5a7177b92c5bc0bd", "RBvK": "92d3f3fcf839b33c", "RBvN": "da8d78cc23e9c17f",
+    "RBvQ": "243bcc52a92c7fba", "RBvR": "0b0021cfa077d784", "RNvB": "2e59cb1dc439b847",
+    "RNvK": "b19adcf59e9e4bab", "RNvN": "1485a0eeb29258de", "RNvQ": "7743641702dcf102",
+    "RNvR": "8597517659ef678f", "RRvB": "475348471e6843a6", "RRvK": "8e1c06773fee8ac9",
+    "RRvN": "77849aea1b389b3f", "RRvQ": "d34a59160ccf65b0", "RRvR": "762509afe945483d",
+    "BBvP": "ff6ed68d3528d1a3", "BNvP": "a8926ba725d413a2", "BPvB": "6ed0bc553dab18c8",
+    "BPvK": "3e5155d80386aeeb", "BPvN": "93648d492f47179f", "BPvQ": "b046be65131b0204",
+    "BPvR": "6273171829d2f119", "KBvP": "37d2f565b8306431", "KKvP": "68fdbeded8f2acf5",
+    "KNvP": "44ec6261010f3760", "KPvB": "160a728dfac7dbea", "KPvK": "1497af7d4e738f7d",
+    "KPvN": "78942532344f89c7", "KPvQ": "a61597faa170547d", "KPvR": "8ef734eaff873139",
+    "KQvP": "5bdbefc2768cd0b4", "KRvP": "62adecd332fc18dc", "NNvP": "7e4ed1a42589be91",
+    "NPvB": "a53f6c0eb38664b6", "NPvK": "8dbf97ebddbbe79a", "NPvN": "25d1d553053edd45",
+    "NPvQ": "e265cd09c6cd79d7", "NPvR": "168fd020b51792e7", "QBvP": "7ef618e788105749",
+    "QNvP": "bda6f8a9c346d9d6", "QPvB": "e67a0c63e05126d9", "QPvK": "bf8bc9a2b10c6301",
+    "QPvN": "2c88b37f9b62b204", "QPvQ": "dc9fba6c9d818d83", "QPvR": "a2c1ccf8050a0da1",
+    "QQvP": "5f3cfb2bd096b377", "QRvP": "e40737f524de4103", "RBvP": "6d0c97585f1929e2",
+    "RNvP": "fcc3c4c7ceba44a0", "RPvB": "f2c6eecb91d7811e", "RPvK": "7f8f37460ad661b2",
+    "RPvN": "44fb4382dda481ac", "RPvQ": "16e1e564f1cff8cc", "RPvR": "a5dae2ff299b4ff8",
+    "RRvP": "140b8b2cd5dd1115", "BPvP": "bf960e5dc1b991d7", "KPvP": "db67697b99210f5b",
+    "NPvP": "f3f93a81f7605c25", "PPvB": "bbd151be8708526b", "PPvK": "e088b9489891cd81",
+    "PPvN": "8bf6bf01dd393d15", "PPvQ": "e8b1fb2153dd6b0a", "PPvR": "09fb530b00be2efa",
+    "QPvP": "baec96c1bf62cc29", "RPvP": "be7f334e167d9915", "PPvP": "2bcbcb5ebddf002d",
+}
+
+SUICIDE_FORMAT_1_HASHES = {
+    "BvB": "57cc393a527b0cc1", "BvN": "438f7f9d6c3c4b01", "KvB": "d923de6c3c045541",
+    "KvK": "58fbe86c1aef57d1", "KvN": "a6ebaf0bf2d96a6a", "KvQ": "ef0725b156ebe532",
+    "KvR": "ee23027219b3fb15", "NvN": "f2428140b083d2f0", "QvB": "260dce6f83eef4ae",
+    "QvN": "644e01e30365a362", "QvQ": "8d6e6a450d1d2507", "QvR": "c458d5bc157cd978",
+    "RvB": "0c138f860c76cf75", "RvN": "04e3c3af63f184b0", "RvR": "035baba046810830",
+    "BvP": "111a39b4d3cc6821", "KvP": "96e7fcf204dcaf62", "NvP": "5479e0aaeff2d16d",
+    "QvP": "0b1492d2fecb3de7", "RvP": "4d801f89ae99b583", "PvP": "969174721a4fad87",
+    "BBvB": "2c66d062977e2b88", "BBvK": "813de22f8942f0e7", "BBvN": "8ac546ada7128616",
+    "BBvQ": "cce8003446db3f9b", "BBvR": "2cfb43219236db66", "BNvB": "ca79792ee77b735b",
+    "BNvK": "64795e53fe9ece77", "BNvN": "b470313a87f30369", "BNvQ": "20f5a1c9212e115a",
+    "BNvR": "b7d8df0dff8216ef", "KBvB": "ff62df95e65413f6", "KBvK": "d60d11b9e688ce54",
+    "KBvN": "56fdd75dd3152a18", "KBvQ": "bc99bcdb9129115d", "KBvR": "93d88102a9a44462",
+    "KKvB": "99ac09ac121bd857", "KKvK": "26f0cf6ecbf24141", "KKvN": "fadc4b8bfa7ad673",
+    "KKvQ": "efe656580b189514", "KKvR": "c16d05287e65bfbd", "KNvB": "523d27c63309e971",
+    "KNvK": "3178372ee0660946", "KNvN": "727314ace6fec158", "KNvQ": "84ec5025f13000d9",
+    "KNvR": "b9773be193bf67f1", "KQvB": "030e17111d7c9574", "KQvK": "edec9e40e8510cd1",
+    "KQvN": "1ea3c97a85cadf09", "KQvQ": "36488b35d0ebbb62", "KQvR": "f0aea726f119eda2",
+    "KRvB": "817a7498e613d42c", "KRvK": "f3aea9228c09c62c", "KRvN": "5d053a9b13897cf0",
+    "KRvQ": "05101d547364dfee", "KRvR": "8711afa17fc58c5f", "NNvB": "dfae95fe53a74f19",
+    "NNvK": "1dd47d5b16706454", "NNvN": "b1fced5fd425775e", "NNvQ": "6b4cd08bcf6497f2",
+    "NNvR": "f748e8e1a443b901", "QBvB": "4abf9972ab2591a0", "QBvK": "16f3d29ed71ec3bf",
+    "QBvN": "9268691f2adc5345", "QBvQ": "4339faf26c15e4b4", "QBvR": "ce65b1e67c65790d",
+    "QNvB": "15f2c641b8091e5f", "QNvK": "306cc9abf5005c24", "QNvN": "7a6e91a956f7ac9e",
+    "QNvQ": "947b78a8056a038a", "QNvR": "c0d8f366f1bc2544", "QQvB": "f55c24c28e3218dc",
+    "QQvK": "b5e5d36be55e5783", "QQvN": "825566050b2e7636", "QQvQ": "83ca4204881e9865",
+    "QQvR": "7f0dcf78064ffd72", "QRvB": "bfd8fed386eae460", "QRvK": "12d08f2d28f18659",
+    "QRvN": "463fd6d895039ab6", "QRvQ": "561aa7ac3e4a28ac", "QRvR": "bfca957bb0b5cd15",
+    "RBvB": "5a7177b92c5bc0bd", "RBvK": "92d3f3fcf839b33c", "RBvN": "da8d78cc23e9c17f",
+    "RBvQ": "243bcc52a92c7fba", "RBvR": "0b0021cfa077d784", "RNvB": "2e59cb1dc439b847",
+    "RNvK": "b19adcf59e9e4bab", "RNvN": "1485a0eeb29258de", "RNvQ": "7743641702dcf102",
+    "RNvR": "8597517659ef678f", "RRvB": "475348471e6843a6", "RRvK": "8e1c06773fee8ac9",
+    "RRvN": "77849aea1b389b3f", "RRvQ": "d34a59160ccf65b0", "RRvR": "762509afe945483d",
+    "BBvP": "0fc3ac719fd3d662", "BNvP": "63621b5762b349cb", "BPvB": "d7cd33ca7426dcc8",
+    "BPvK": "2d5983fc522011bf", "BPvN": "2e907068d6781490", "BPvQ": "c28693e953e1dcc5",
+    "BPvR": "48bdfcecdb9b4715", "KBvP": "c55f80a864c0f383", "KKvP": "68fdbeded8f2acf5",
+    "KNvP": "c66cef3c483f6315", "KPvB": "b8d8ff8409b04577", "KPvK": "47894b16614a27ec",
+    "KPvN": "5354bb105ef1e36d", "KPvQ": "ced4b422f5dbee60", "KPvR": "6cd5532ac8894770",
+    "KQvP": "5bdbefc2768cd0b4", "KRvP": "62adecd332fc18dc", "NNvP": "2657cdd5980214c7",
+    "NPvB": "915a32cc630518a7", "NPvK": "6bb0c1d0992a1392", "NPvN": "00d248edc9a5d224",
+    "NPvQ": "1ec09b75eb056204", "NPvR": "b767a0883fc3a4ff", "QBvP": "4d635c470fd59083",
+    "QNvP": "bba008aa7acc2edf", "QPvB": "214fa8afd4df2be4", "QPvK": "6071136b551cd3ef",
+    "QPvN": "10c885a9256c6549", "QPvQ": "71eacdaa6818facc", "QPvR": "39e8abcf2c5e5008",
+    "QQvP": "5f3cfb2bd096b377", "QRvP": "e40737f524de4103", "RBvP": "8bc2b646f7e4368d",
+    "RNvP": "d4b37644a47c96c1", "RPvB": "41615bf21d4021d8", "RPvK": "e9e0956918c4c4f3",
+    "RPvN": "575c0c75878c52d5", "RPvQ": "47b1905c0d4c3b66", "RPvR": "2233c26cafb7b79c",
+    "RRvP": "140b8b2cd5dd1115", "BPvP": "608a155d67d46652", "KPvP": "4a553f7379155805",
+    "NPvP": "7660b36361530ccd", "PPvB": "b7af744b4ed318d4", "PPvK": "f48e9894701acd0d",
+    "PPvN": "900083ffd2811d89", "PPvQ": "9fbd95cd54d4ff79", "PPvR": "d95034b09c553132",
+    "QPvP": "730a9075d6a6d399", "RPvP": "048074ae187f6315", "PPvP": "6f2751f6e4bb06ea",
+}
 
 
 # ---------------------------------------------------------------------------------------
@@ -321,3 +432,54 @@ def test_search_plays_table_move(tables):
     result = searcher.search(game, Limits(movetime=0.2), infos.append)
     assert result.best_move.uci() == expected.moves[0]
     assert infos and infos[-1].tbhits >= 1
+
+
+def _codes_hash(codes: np.ndarray) -> str:
+    return hashlib.sha256(codes.astype("<i2").tobytes()).hexdigest()[:16]
+
+
+def _differing_from_format_1(directory, variant: str, expected: dict) -> list[str]:
+    differ = []
+    for material in tablebase.materials(3):
+        _, codes = tablebase.read_table(tablebase.table_path(directory, variant, material))
+        if _codes_hash(codes) != expected[material.name]:
+            differ.append(material.name)
+    return differ
+
+
+def test_tables_equal_the_first_generators(tables):
+    """Every 2- and 3-piece antichess table equals the first generator's, entry for entry."""
+    assert len(ANTICHESS_FORMAT_1_HASHES) == len(tablebase.materials(3))
+    assert _differing_from_format_1(tables, "antichess", ANTICHESS_FORMAT_1_HASHES) == []
+
+
+@pytest.mark.slow
+def test_suicide_tables_equal_the_first_generators(tmp_path):
+    tablebase.build("suicide", 3, tmp_path)
+    assert _differing_from_format_1(tmp_path, "suicide", SUICIDE_FORMAT_1_HASHES) == []
+
+
+def test_format_2_file_and_format_1_still_read(tables, tmp_path):
+    """Format 2 stores int8 codes with INVALID entries filled in (restored on reading);
+    a format-1 file (int16 codes, lzma) is still read, and counts as built when resuming;
+    an unknown format is refused with a message naming it."""
+    material = tablebase.Material.parse("KPvK").canonical()
+    path = tablebase.table_path(tables, "antichess", material)
+    header, codes = tablebase.read_table(path)
+    assert header["format"] == 2 and header["encoding"] == "int8"
+    invalid = codes == tablebase.INVALID
+    assert invalid.any() and np.array_equal(~invalid, tablebase.valid_mask(material))
+    old = dict(header, format=1)
+    old.pop("encoding")
+    head = json.dumps(old).encode()
+    v1 = tablebase.table_path(tmp_path, "antichess", material)
+    v1.parent.mkdir(parents=True)
+    v1.write_bytes(tablebase.MAGIC + len(head).to_bytes(4, "little") + head
+                   + lzma.compress(codes.astype("<i2").tobytes()))
+    again, read = tablebase.read_table(v1)
+    assert again["format"] == 1 and np.array_equal(read, codes)
+    assert tablebase._valid_table(v1, "antichess", material)
+    head = json.dumps(dict(header, format=99)).encode()
+    v1.write_bytes(tablebase.MAGIC + len(head).to_bytes(4, "little") + head)
+    with pytest.raises(ValueError, match="format 99"):
+        tablebase.read_table(v1)

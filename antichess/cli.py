@@ -115,12 +115,13 @@ def _perft(args: argparse.Namespace) -> None:
 
 
 def _stoppable(count):
-    """Run `count(stop)` (a perft) in a worker thread while this thread waits, so that a
-    Ctrl-C (SIGINT) is handled at once: the handler sets the StopFlag, the kernel returns
-    within microseconds, and KeyboardInterrupt is raised here (exit status 130)."""
+    """Run `count(stop)` (a perft or the bench) in a worker thread while this thread waits,
+    so that a Ctrl-C (SIGINT) is handled at once: the handler sets the StopFlag, the kernel
+    returns within milliseconds, and KeyboardInterrupt is raised here (exit status 130)."""
     import signal
     import threading
 
+    from engine.bench import BenchStopped
     from engine.game import PerftStopped, StopFlag
 
     stop = StopFlag()
@@ -148,7 +149,7 @@ def _stoppable(count):
         if previous is not None:
             signal.signal(signal.SIGINT, previous)
     error = outcome.get("error")
-    if isinstance(error, PerftStopped) or (stop.is_set() and error is None):
+    if isinstance(error, (PerftStopped, BenchStopped)) or (stop.is_set() and error is None):
         raise KeyboardInterrupt
     if isinstance(error, ValueError):
         raise CommandError(str(error))
@@ -166,7 +167,8 @@ def _bench(args: argparse.Namespace) -> None:
         raise CommandError(f"depth must be between 1 and 20, got {depth}")
     from engine.bench import run_bench
 
-    nodes, seconds = run_bench(depth, report=lambda line: print(line, file=sys.stderr))
+    nodes, seconds = _stoppable(lambda stop: run_bench(depth, report=lambda line: print(line, file=sys.stderr),
+                                                       stop=stop))
     print(f"Total time (ms) : {int(seconds * 1000)}")
     print(f"Nodes searched  : {nodes}")
     print(f"Nodes/second    : {int(nodes / seconds) if seconds else 0}")

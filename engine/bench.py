@@ -7,6 +7,7 @@ a fresh hash table per position, so the count is the same on every machine.
 
 from __future__ import annotations
 
+import threading
 import time
 
 # (rule set, FEN) pairs: openings, middlegames and endgames of the families the search knows.
@@ -31,19 +32,44 @@ BENCH_POSITIONS = [
 DEFAULT_DEPTH = 7
 
 
-def run_bench(depth: int = DEFAULT_DEPTH, report=print) -> tuple[int, float]:
-    """Search every bench position to `depth`; report a line each; return (nodes, seconds)."""
+class BenchStopped(Exception):
+    """The bench was stopped (its StopFlag set) before it finished."""
+
+
+def _stop_when_flagged(searcher, stop, done: threading.Event) -> None:
+    """Stop `searcher` within a few milliseconds of `stop` being set, until `done`."""
+    while not done.wait(0.005):
+        if stop.is_set():
+            searcher.stop()
+            return
+
+
+def run_bench(depth: int = DEFAULT_DEPTH, report=print, stop=None) -> tuple[int, float]:
+    """Search every bench position to `depth`; report a line each; return (nodes, seconds).
+
+    `stop` (an engine.game.StopFlag), when given and set from another thread or a signal
+    handler, ends the running search within milliseconds and raises BenchStopped."""
     from .game import Game
     from .searcher import Limits, Searcher
 
     total_nodes = 0
     total_time = 0.0
     for number, (variant, fen) in enumerate(BENCH_POSITIONS, 1):
+        if stop is not None and stop.is_set():
+            raise BenchStopped
         game = Game(variant, fen)
         searcher = Searcher(hash_mb=16)
+        done = threading.Event()
+        if stop is not None:
+            threading.Thread(target=_stop_when_flagged, args=(searcher, stop, done), daemon=True).start()
         started = time.perf_counter()
-        result = searcher.search(game, Limits(depth=depth, proof=False))
+        try:
+            result = searcher.search(game, Limits(depth=depth, proof=False))
+        finally:
+            done.set()
         elapsed = time.perf_counter() - started
+        if stop is not None and stop.is_set():
+            raise BenchStopped
         nodes = result.info.nodes if result.info else 0
         total_nodes += nodes
         total_time += elapsed

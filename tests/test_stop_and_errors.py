@@ -160,6 +160,19 @@ def test_cli_perft_stops_on_ctrl_c():
     assert err == "antichess: interrupted\n"
 
 
+def test_cli_bench_stops_on_ctrl_c():
+    # Depth 20 on the first position alone would take many minutes.
+    process = subprocess.Popen([sys.executable, "-m", "antichess", "bench", "--depth", "20"], cwd=ROOT,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(3.0)  # imports and kernel loading, then searching
+    asked = time.perf_counter()
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=20)
+    assert time.perf_counter() - asked < 5.0  # the interpreter's exit included
+    assert process.returncode == 130 and out == ""
+    assert err == "antichess: interrupted\n"
+
+
 def test_uci_ctrl_c_stops_the_running_command_and_the_engine_answers_at_once():
     engine = EngineDriver.subprocess(["antichess", "uci"])
     engine.send("uci", "isready")

@@ -69,6 +69,8 @@ def _build_parser() -> argparse.ArgumentParser:
             sub.add_argument("--pieces", default="3", help="largest piece count, 2 to 4 (default 3)")
             sub.add_argument("--only", nargs="*", metavar="MATERIAL",
                              help="just these materials (e.g. KQvK) and the tables they need")
+            sub.add_argument("--workers", default="0",
+                             help="tables built side by side, one per core (default 0: every core)")
         if action == "probe":
             sub.add_argument("fens", nargs="*", metavar="FEN")
     return parser
@@ -208,6 +210,8 @@ def _tablebase(args: argparse.Namespace) -> int:
     if args.tb_command == "build":
         if not args.pieces.isdigit() or not 2 <= int(args.pieces) <= tablebase.MAX_PIECES:
             raise CommandError(f"--pieces must be 2 to {tablebase.MAX_PIECES}")
+        if not args.workers.isdigit():
+            raise CommandError("--workers must be a number (0: every core)")
         started = time.perf_counter()
         bar = None
         done = {"positions": 0, "tables": 0, "seconds": 0.0}
@@ -236,14 +240,16 @@ def _tablebase(args: argparse.Namespace) -> int:
                     print(line, file=sys.stderr, flush=True)
 
         try:
-            tablebase.build(args.variant, int(args.pieces), directory, callback, only=args.only)
+            tablebase.build(args.variant, int(args.pieces), directory, callback, only=args.only,
+                            workers=int(args.workers) or None)
         finally:
             if bar is not None:
                 bar.close()
         seconds = time.perf_counter() - started
         rate = int(done["positions"] / done["seconds"]) if done["seconds"] else 0
-        print(f"built {done['tables']} tables ({done['positions']} positions) in {seconds:.1f} s; "
-              f"generator {rate} positions/s")
+        overall = int(done["positions"] / seconds) if seconds else 0
+        print(f"built {done['tables']} tables ({done['positions']} positions) in {seconds:.1f} s "
+              f"({overall} positions/s); generator scan {rate} positions/s per thread")
         return 0
     if args.tb_command == "stats":
         print(tablebase.stats_markdown(args.variant, directory))

@@ -80,7 +80,6 @@ KEY_SPACE = 13 ** MAX_PIECES
 CHANGES_MATERIAL = CAPTURE_FLAG | (7 << 12)  # move bits: a capture, or a promotion type
 KIND_BITS = 7 << 15
 PLAIN = MOVE_NORMAL << 15
-PLAIN_CAPTURE = PLAIN | CAPTURE_FLAG
 NOT_PLAIN = CHANGES_MATERIAL | KIND_BITS  # a plain quiet move has none of these bits but its kind
 TABLE_VARIANTS = {"antichess": "antichess", "giveaway": "antichess", "suicide": "suicide"}
 
@@ -436,7 +435,7 @@ def _moved_index(tid, stm, squares, origin, target, moved, tdesc, geo):
 
 
 @table_kernel
-def _scan(tid, lo, hi, rules, tdesc, keymap, geo, buf, stack, mlist, work, squares, moved, captures,
+def _scan(tid, lo, hi, rules, tdesc, keymap, geo, buf, stack, mlist, work, squares, moved, successors,
           st, dist, cnt, extwin, extloss, hasdraw, edges, state):
     """Forward pass over indexes [lo, hi) of table `tid`: classify each position (st: 0
     open, 1 win, 2 loss, 3 draw, 4 invalid), value its successors outside the table, and
@@ -445,26 +444,36 @@ def _scan(tid, lo, hi, rules, tdesc, keymap, geo, buf, stack, mlist, work, squar
     without pieces) is valued by `game_status`; in the compulsory-capture rule sets a
     position with a legal move is never over.
 
-    The moves come from `legal_moves`.  A plain move (kind MOVE_NORMAL, no promotion)
-    moves one piece and, if it captures, removes the piece on its target, so its
-    successor's index is computed from the squares instead of making the move: a quiet
-    one in this table (one digit changes, or `_moved_index`), a capture in the table
-    captures[v, 0] (colours reversed if captures[v, 1]) whose slot j takes the square of
-    slot captures[v, 2 + j] when the piece in slot v is taken (captures[v, 0] = -1: the
-    capture ends the game or needs `make_move`).  Every other move is made with
-    `make_move` and valued by `_successor_value`.  state[0] is the edge count, state[1]
-    counts successors no table could value (an error).  Returns the index where it
-    stopped: hi, or earlier when `edges` is nearly full."""
+    The moves come from `legal_moves`.  A move of kind MOVE_NORMAL moves one piece (and
+    promotes it, and removes the piece on its target if it captures), so its successor's
+    index is computed from the squares instead of making the move: a quiet one in this
+    table (one digit changes, or `_moved_index`), any other in the table that
+    `successors` names (see `_successor_slots`).  Every other move (double step, en
+    passant, a capture that ends the game) is made with `make_move` and valued by
+    `_successor_value`.  state[0] is the edge count, state[1] counts successors no table
+    could value (an error).  Returns the index where it stopped: hi, or earlier when
+    `edges` is nearly full."""
     capacity = edges.shape[0]
     slot_size = tdesc[tid, 3]
     n_slots = tdesc[tid, 1]
-    # a plain move of the piece in slot k >= 1, alone with its code, changes digit k only
-    # (slot 0 keeps the square that fixes the symmetry): its place value, or 0 if not so
+    region = 1 if tdesc[tid, 2] else 0  # geo row: slot 0's index, -1 off its triangle / half
+    # a quiet move of the piece in slot k, alone with its code, changes digit k only (for
+    # k = 0: if it stays on the triangle / half board, so the symmetry stays the identity):
+    # the digit's place value, or 0 if the piece shares its code
     place = np.zeros(MAX_PIECES, dtype=np.int64)
-    for k in range(1, n_slots):
+    for k in range(n_slots):
         code = tdesc[tid, 4 + k]
-        if tdesc[tid, 3 + k] != code and (k + 1 == n_slots or tdesc[tid, 5 + k] != code):
+        if (k == 0 or tdesc[tid, 3 + k] != code) and (k + 1 == n_slots or tdesc[tid, 5 + k] != code):
             place[k] = np.int64(1) << (6 * (n_slots - 1 - k))
+    first = np.zeros(MAX_PIECES, dtype=np.int64)  # the first and last slot of each slot's code
+    last = np.zeros(MAX_PIECES, dtype=np.int64)
+    for k in range(n_slots):
+        first[k] = k
+        while first[k] > 0 and tdesc[tid, 3 + first[k]] == tdesc[tid, 4 + k]:
+            first[k] -= 1
+        last[k] = k
+        while last[k] + 1 < n_slots and tdesc[tid, 5 + last[k]] == tdesc[tid, 4 + k]:
+            last[k] += 1
     slot_of = np.zeros(64, dtype=np.int64)
     for p in range(lo, hi):
         if state[0] + MAX_MOVES > capacity:
@@ -484,13 +493,31 @@ def _scan(tid, lo, hi, rules, tdesc, keymap, geo, buf, stack, mlist, work, squar
         turned = p + (2 * after - 1) * slot_size  # p with the other side to move
         for i in range(n):
             move = np.int64(mlist[0, i])
-            kind = move & NOT_PLAIN
             origin = move & 63
             target = (move >> 6) & 63
-            if kind == PLAIN:
-                delta = place[slot_of[origin]]
-                if delta:
+            k = slot_of[origin]
+            if (move & NOT_PLAIN) == PLAIN:
+                delta = place[k]
+                if delta and k:
                     edges[state[0]] = turned + (target - origin) * delta
+                elif delta and geo[region, target] >= 0:
+                    edges[state[0]] = turned + (geo[region, target] - geo[region, origin]) * delta
+                elif first[k] > 0:  # slot 0 stays (so does the symmetry); re-sort the code's squares
+                    for j in range(n_slots):
+                        moved[j] = squares[j]
+                    moved[k] = target
+                    a = first[k]
+                    for j in range(a + 1, last[k] + 1):
+                        square = moved[j]
+                        m = j
+                        while m > a and moved[m - 1] > square:
+                            moved[m] = moved[m - 1]
+                            m -= 1
+                        moved[m] = square
+                    index = geo[region, squares[0]]
+                    for j in range(1, n_slots):
+                        index = index * 64 + moved[j]
+                    edges[state[0]] = after * slot_size + index
                 else:
                     edges[state[0]] = _moved_index(tid, after, squares, origin, target, moved, tdesc, geo)
                 state[0] += 1
@@ -498,21 +525,22 @@ def _scan(tid, lo, hi, rules, tdesc, keymap, geo, buf, stack, mlist, work, squar
                 continue
             code = np.int64(INVALID)
             index = np.int64(-1)
-            done = False
-            if kind == PLAIN_CAPTURE:
-                v = slot_of[target]
-                into = captures[v, 0]
-                if into >= 0:
-                    flip = captures[v, 1]
-                    k = slot_of[origin]
-                    for j in range(n_slots - 1):
-                        source = captures[v, 2 + j]
-                        square = target if source == k else squares[source]
-                        moved[j] = square ^ 56 if flip else square
-                    _sort_groups(into, moved, tdesc)
-                    code = np.int64(buf[tdesc[into, 0] + _squares_index(into, after ^ flip, moved, tdesc, geo)])
-                    done = True
-            if not done:
+            into = np.int64(-1)
+            v = np.int64(MAX_PIECES)
+            t = np.int64(0)
+            if (move & KIND_BITS) == PLAIN:
+                v = slot_of[target] if move & CAPTURE_FLAG else MAX_PIECES
+                t = (move >> 12) & 7
+                into = successors[k, v, t, 0]
+            if into >= 0:
+                flip = successors[k, v, t, 1]
+                for j in range(tdesc[into, 1]):
+                    source = successors[k, v, t, 2 + j]
+                    square = target if source == k else squares[source]
+                    moved[j] = square ^ 56 if flip else square
+                _sort_groups(into, moved, tdesc)
+                code = np.int64(buf[tdesc[into, 0] + _squares_index(into, after ^ flip, moved, tdesc, geo)])
+            else:
                 movegen.make_move(stack, 0, 1, move, rules)
                 if (move & CHANGES_MATERIAL) == 0 and np.int64(stack[1, P_EP]) == NO_SQUARE:
                     # a quiet move without promotion stays in this table, in its colour frame
@@ -877,14 +905,23 @@ def table_stats(codes: np.ndarray, slot_size: int) -> dict:
     return out
 
 
-def _capture_slots(material: Material, registry: "_Registry") -> np.ndarray:
-    """For `_scan`: row v says where a capture of the piece in slot v leads: the table id
-    (-1 when a side is left without pieces, or the table is not in `registry`), whether
-    its colours are reversed (as `_locate` decides), and for each of its slots the slot of
-    `material` whose piece fills it."""
-    out = np.full((MAX_PIECES, 2 + MAX_PIECES), -1, dtype=np.int64)
-    for v in range(material.pieces):
-        rest = [(code, slot) for slot, code in enumerate(material.codes) if slot != v]
+def _successor_slots(material: Material, registry: "_Registry") -> np.ndarray:
+    """For `_scan`: entry [k, v, t] says where a move of the piece in slot k leads that
+    takes the piece in slot v (v = MAX_PIECES: no capture) and promotes to type t (0:
+    none): the table id (-1 when a side is left without pieces, the table is not in
+    `registry`, or the move stays in this table), whether its colours are reversed (as
+    `_locate` decides), and for each of its slots the slot of `material` whose piece
+    fills it (the moving piece's slot standing for its target square)."""
+    n = material.pieces
+    out = np.full((MAX_PIECES, MAX_PIECES + 1, 6, 2 + MAX_PIECES), -1, dtype=np.int64)
+    for k, v, t in itertools.product(range(n), range(MAX_PIECES + 1), range(6)):
+        if v == k or (v < MAX_PIECES and (v >= n or material.codes[v] // 6 == material.codes[k] // 6)):
+            continue
+        if t and material.codes[k] % 6 != 0:
+            continue
+        if v == MAX_PIECES and not t:
+            continue  # a quiet move stays in this table
+        rest = [(code + t if slot == k else code, slot) for slot, code in enumerate(material.codes) if slot != v]
         if not any(code < 6 for code, _ in rest) or not any(code >= 6 for code, _ in rest):
             continue
         raw = Material(tuple(sorted(code for code, _ in rest)))
@@ -894,10 +931,10 @@ def _capture_slots(material: Material, registry: "_Registry") -> np.ndarray:
         flip = canonical != raw
         order = sorted(((code + 6) % 12 if flip else code, slot) for code, slot in rest)
         assert tuple(code for code, _ in order) == canonical.codes
-        out[v, 0] = registry.tid[canonical]
-        out[v, 1] = int(flip)
+        out[k, v, t, 0] = registry.tid[canonical]
+        out[k, v, t, 1] = int(flip)
         for j, (_, slot) in enumerate(order):
-            out[v, 2 + j] = slot
+            out[k, v, t, 2 + j] = slot
     return out
 
 
@@ -938,7 +975,7 @@ def build_table(variant: str, material: Material, directory,
     work = np.zeros(64, dtype=np.int64)
     squares = np.zeros(MAX_PIECES, dtype=np.int64)
     moved = np.zeros(MAX_PIECES, dtype=np.int64)
-    captures = _capture_slots(material, registry)
+    successors = _successor_slots(material, registry)
     edges = np.zeros(max(4 * MAX_MOVES, min(size * 6, 1 << 27)), dtype=np.int32)
     state = np.zeros(2, dtype=np.int64)
     scan_seconds = 0.0
@@ -948,7 +985,7 @@ def build_table(variant: str, material: Material, directory,
         at = lo
         while at < hi:
             at = int(_scan(current, np.int64(at), np.int64(hi), rules, registry.tdesc, registry.keymap, GEO,
-                           buf, stack, mlist, work, squares, moved, captures, st, dist, cnt, extwin, extloss,
+                           buf, stack, mlist, work, squares, moved, successors, st, dist, cnt, extwin, extloss,
                            hasdraw, edges, state))
             if at < hi:  # the edge array is nearly full: grow it
                 edges = np.concatenate([edges, np.zeros(edges.shape[0] // 2, dtype=np.int32)])

@@ -52,6 +52,7 @@ import json
 import lzma
 import os
 import tempfile
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -938,12 +939,37 @@ def _successor_slots(material: Material, registry: "_Registry") -> np.ndarray:
     return out
 
 
+class Workspace:
+    """Arrays one builder thread reuses from table to table: a fresh table would otherwise
+    map (and the kernel zero) about a gigabyte of new pages for each 4-piece table."""
+
+    def __init__(self):
+        self._arrays: dict[str, np.ndarray] = {}
+
+    def array(self, name: str, n: int, dtype, fill=None, whole: bool = False) -> np.ndarray:
+        """n entries (all it holds if `whole`) of the array `name`, grown when too short,
+        set to `fill` unless None."""
+        held = self._arrays.get(name)
+        if held is None or held.dtype != np.dtype(dtype) or held.shape[0] < n:
+            held = self._arrays[name] = np.empty(max(n, 1), dtype=dtype)
+        out = held if whole else held[:n]
+        if fill is not None:
+            out.fill(fill)
+        return out
+
+    def keep(self, name: str, array: np.ndarray) -> None:
+        """Hold `array` (a grown replacement) as `name`."""
+        self._arrays[name] = array
+
+
 @uses_kernels
 def build_table(variant: str, material: Material, directory,
                 progress: Callable[[int], None] | None = None, chunk: int = 1 << 16,
-                loaded: dict | None = None) -> dict:
+                loaded: dict | None = None, workspace: Workspace | None = None) -> dict:
     """Build one table (its dependencies must be on disk) and write it; returns its header.
-    `progress(n)` is called with the number of positions just scanned."""
+    `progress(n)` is called with the number of positions just scanned; `loaded` caches the
+    codes of tables read (up to 3 pieces), `workspace` the working arrays of one thread."""
+    ws = workspace if workspace is not None else Workspace()
     variant = table_variant(variant)
     rules = get_rule_set(variant).to_array()
     started = time.perf_counter()
@@ -964,19 +990,19 @@ def build_table(variant: str, material: Material, directory,
     del parts
     current = np.int64(len(deps))
     size = material.size
-    st = np.zeros(size, dtype=np.uint8)
-    dist = np.zeros(size, dtype=np.int16)
-    cnt = np.zeros(size, dtype=np.int16)
-    extwin = np.full(size, INF, dtype=np.int16)
-    extloss = np.zeros(size, dtype=np.int16)
-    hasdraw = np.zeros(size, dtype=np.uint8)
+    st = ws.array("st", size, np.uint8, 0)
+    dist = ws.array("dist", size, np.int16, 0)
+    cnt = ws.array("cnt", size, np.int16, 0)
+    extwin = ws.array("extwin", size, np.int16, INF)
+    extloss = ws.array("extloss", size, np.int16, 0)
+    hasdraw = ws.array("hasdraw", size, np.uint8, 0)
     stack = np.zeros((8, POS_SIZE), dtype=np.uint64)
     mlist = np.zeros((8, MAX_MOVES), dtype=np.int32)
     work = np.zeros(64, dtype=np.int64)
     squares = np.zeros(MAX_PIECES, dtype=np.int64)
     moved = np.zeros(MAX_PIECES, dtype=np.int64)
     successors = _successor_slots(material, registry)
-    edges = np.zeros(max(4 * MAX_MOVES, min(size * 6, 1 << 27)), dtype=np.int32)
+    edges = ws.array("edges", max(4 * MAX_MOVES, min(size * 6, 1 << 27)), np.int32, whole=True)
     state = np.zeros(2, dtype=np.int64)
     scan_seconds = 0.0
     for lo in range(0, size, chunk):
@@ -988,7 +1014,8 @@ def build_table(variant: str, material: Material, directory,
                            buf, stack, mlist, work, squares, moved, successors, st, dist, cnt, extwin, extloss,
                            hasdraw, edges, state))
             if at < hi:  # the edge array is nearly full: grow it
-                edges = np.concatenate([edges, np.zeros(edges.shape[0] // 2, dtype=np.int32)])
+                edges = np.concatenate([edges, np.empty(edges.shape[0] // 2, dtype=np.int32)])
+                ws.keep("edges", edges)
         scan_seconds += time.perf_counter() - t0
         if progress is not None:
             progress(hi - lo)
@@ -997,13 +1024,13 @@ def build_table(variant: str, material: Material, directory,
         raise RuntimeError(f"{material.name}: {int(state[1])} successors outside the tables")
     t0 = time.perf_counter()
     nedges = int(state[0])
-    offsets = np.zeros(size + 1, dtype=np.int64)
-    preds = np.zeros(max(1, nedges), dtype=np.int32)
+    offsets = ws.array("offsets", size + 1, np.int64, 0)
+    preds = ws.array("preds", max(1, nedges), np.int32)
     _predecessors(cnt, edges, np.int64(nedges), offsets, preds)
     del edges
-    link = np.zeros(size, dtype=np.int32)
-    queue = np.zeros(size, dtype=np.int32)
-    codes = np.zeros(size, dtype=np.int16)
+    link = ws.array("link", size, np.int32)
+    queue = ws.array("queue", size, np.int32)
+    codes = np.empty(size, dtype=np.int16)
     rounds = int(_solve(st, dist, cnt, extwin, extloss, hasdraw, offsets, preds, link, queue, codes))
     del offsets, preds, link, queue, st, dist, cnt, extwin, extloss, hasdraw
     solve_seconds = time.perf_counter() - t0
@@ -1052,6 +1079,8 @@ def build(variant: str, pieces: int = 3, directory=None,
                   "total_positions": sum(m.size for m in pending)})
     built = []
     loaded: dict = {}
+    spare: list[Workspace] = []  # one per builder thread, reused from table to table
+    lock = threading.Lock()
     workers = max(1, workers or os.cpu_count() or 1)
     layers: dict[tuple[int, int], list[Material]] = {}
     for material in todo:  # a layer's tables depend only on earlier layers
@@ -1065,7 +1094,13 @@ def build(variant: str, pieces: int = 3, directory=None,
         report = (lambda n: callback({"event": "progress", "positions": n})) if callback else None
 
         def one(material):
-            return build_table(variant, material, directory, report, loaded=loaded)
+            with lock:
+                workspace = spare.pop() if spare else Workspace()
+            try:
+                return build_table(variant, material, directory, report, loaded=loaded, workspace=workspace)
+            finally:
+                with lock:
+                    spare.append(workspace)
 
         # the kernels release the GIL: tables of one layer build side by side
         with ThreadPoolExecutor(max_workers=min(workers, max(1, len(work)))) as pool:

@@ -73,6 +73,112 @@ def play(games: int, nodes: int, seed: int, report=print) -> dict[str, np.ndarra
             "plies": np.array(plies, dtype=np.int64), "games": np.array(game_ids, dtype=np.int64)}
 
 
+MATE_CP = 3000  # a teacher's mate score, in centipawns (beyond any evaluation)
+
+
+def _teacher_scores(command: str, fens: list[str], nodes: int, progress) -> list[float]:
+    """Centipawn scores (side to move) of a UCI engine (`command`: its path, or a command
+    line) searching each antichess FEN to `nodes` nodes, through a plain pipe (one engine
+    process); a mate in m scores +-(MATE_CP - m)."""
+    import shlex
+    import subprocess
+
+    engine = subprocess.Popen(shlex.split(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
+
+    def send(line: str) -> None:
+        engine.stdin.write(line + "\n")
+        engine.stdin.flush()
+
+    def wait_for(prefix: str) -> None:
+        for line in engine.stdout:
+            if line.startswith(prefix):
+                return
+        raise RuntimeError(f"the teacher {command} ended before {prefix!r}")
+
+    send("uci")
+    wait_for("uciok")
+    for option in ("UCI_Variant value antichess", "Threads value 1", "Hash value 16"):
+        send(f"setoption name {option}")
+    send("isready")
+    wait_for("readyok")
+    scores = []
+    for fen in fens:
+        send("ucinewgame")
+        send(f"position fen {fen}")
+        send(f"go nodes {nodes}")
+        score = 0.0
+        for line in engine.stdout:
+            if line.startswith("bestmove"):
+                break
+            words = line.split()
+            if words[:1] == ["info"] and "score" in words:
+                kind, value = words[words.index("score") + 1:words.index("score") + 3]
+                if kind == "cp":
+                    score = float(value)
+                elif kind == "mate":
+                    score = float(MATE_CP - abs(int(value))) * (1 if int(value) > 0 else -1)
+        scores.append(score)
+        progress()
+    send("quit")
+    engine.wait(timeout=10)
+    return scores
+
+
+def label(data: dict, teacher: str, nodes: int, workers: int, limit: int | None, seed: int,
+          report=print) -> dict[str, np.ndarray]:
+    """`data` (a `play` set, or `limit` of its positions drawn at random) with a `teacher`
+    score for each position: a UCI engine's centipawns for the side to move after `nodes`
+    nodes, from `workers` engine processes side by side."""
+    import threading
+
+    from engine.fen import format_fen
+    from engine.rules import get_rule_set
+
+    keep = np.arange(len(data["rows"]))
+    if limit is not None and limit < len(keep):
+        keep = np.sort(np.random.default_rng(seed).choice(keep, size=limit, replace=False))
+    rules = get_rule_set("antichess")
+    fens = [format_fen(row, rules) for row in data["rows"][keep]]
+    chunks = [list(range(len(fens)))[start::workers] for start in range(workers)]
+    scores = np.zeros(len(fens))
+    done = [0]
+    lock = threading.Lock()
+    started = time.perf_counter()
+
+    def progress() -> None:
+        with lock:
+            done[0] += 1
+            if done[0] % 2000 == 0 or done[0] == len(fens):
+                elapsed = time.perf_counter() - started
+                report(f"{done[0]}/{len(fens)} positions labelled, {elapsed:.0f} s")
+
+    def work(chunk: list[int]) -> None:
+        for index, score in zip(chunk, _teacher_scores(teacher, [fens[i] for i in chunk], nodes, progress)):
+            scores[index] = score
+
+    threads = [threading.Thread(target=work, args=(chunk,)) for chunk in chunks]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    labelled = {key: data[key][keep] for key in ("rows", "results", "plies", "games")}
+    labelled["teacher"] = scores
+    return labelled
+
+
+def teacher_scale(teacher: np.ndarray, results: np.ndarray) -> float:
+    """The K (centipawns per logistic unit) for which sigmoid(teacher / K) best predicts the
+    game results (cross-entropy, a search over K on a log grid)."""
+    best, best_loss = 100.0, float("inf")
+    clipped = np.clip(teacher, -MATE_CP, MATE_CP)
+    for k in np.geomspace(20.0, 2000.0, 200):
+        predicted = 1.0 / (1.0 + np.exp(-clipped / k))
+        loss = -np.mean(results * np.log(predicted + 1e-12) + (1 - results) * np.log(1 - predicted + 1e-12))
+        if loss < best_loss:
+            best, best_loss = float(k), loss
+    return best
+
+
 def features(rows: np.ndarray) -> np.ndarray:
     """The feature matrix (one row per position) of `engine.evaluation.losing_features`, with
     the legal-move terms computed as the search computes them (engine.search.losing_terms),
@@ -100,7 +206,8 @@ def features(rows: np.ndarray) -> np.ndarray:
 def load_data(paths: str) -> dict:
     """One data set from one or more `play` files (comma-separated), games renumbered."""
     parts = [np.load(path) for path in paths.split(",")]
-    merged = {key: np.concatenate([part[key] for part in parts]) for key in ("rows", "results", "plies")}
+    keys = ["rows", "results", "plies"] + (["teacher"] if all("teacher" in part for part in parts) else [])
+    merged = {key: np.concatenate([part[key] for part in parts]) for key in keys}
     offsets = np.cumsum([0] + [int(part["games"].max()) + 1 for part in parts[:-1]])
     merged["games"] = np.concatenate([part["games"] + offset for part, offset in zip(parts, offsets)])
     merged["command"] = " + ".join(str(part["command"]) if "command" in part else "unknown" for part in parts)
@@ -146,7 +253,7 @@ def write_json(path: Path, payload: dict) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("stage", choices=("play", "fit", "all"))
+    parser.add_argument("stage", choices=("play", "label", "fit", "all"))
     parser.add_argument("--games", type=int, default=4000)
     parser.add_argument("--nodes", type=int, default=1500)
     parser.add_argument("--seed", type=int, default=1)
@@ -156,6 +263,14 @@ def main() -> int:
     parser.add_argument("--scale", type=float, default=200.0, help="centipawns per logistic unit")
     parser.add_argument("--l2", type=float, default=1e-7)
     parser.add_argument("--steps", type=int, default=3000)
+    parser.add_argument("--teacher", help="label: a UCI engine that knows antichess (its path)")
+    parser.add_argument("--teacher-nodes", type=int, default=5000, help="label: the teacher's nodes per position")
+    parser.add_argument("--workers", type=int, default=2, help="label: teacher processes side by side")
+    parser.add_argument("--limit", type=int, default=None, help="label: this many positions drawn at random")
+    parser.add_argument("--labelled", default=str(ROOT / "artifacts" / "evaldata_labelled.npz"),
+                        help="label's output file")
+    parser.add_argument("--teacher-weight", type=float, default=0.0,
+                        help="fit: the target is this share of the teacher's win chance plus the rest of the result")
     args = parser.parse_args()
     data_path = Path(args.data.split(",")[0])
     if args.stage in ("play", "all"):
@@ -164,12 +279,33 @@ def main() -> int:
         command = f"python3 tools/train_eval.py play --games {args.games} --nodes {args.nodes} --seed {args.seed}"
         np.savez_compressed(data_path, command=np.array(command), **data)
         print(f"{len(data['rows'])} positions from {args.games} games -> {data_path}")
+    if args.stage == "label":
+        if not args.teacher:
+            parser.error("label needs --teacher PATH")
+        data = load_data(args.data)
+        labelled = label(data, args.teacher, args.teacher_nodes, args.workers, args.limit, args.seed,
+                         report=lambda line: print(line, file=sys.stderr))
+        command = (f"python3 tools/train_eval.py label --teacher {Path(args.teacher).name} "
+                   f"--teacher-nodes {args.teacher_nodes} --limit {args.limit} --seed {args.seed}")
+        out = Path(args.labelled)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        np.savez_compressed(out, command=np.array(f"{data['command']} + {command}"), **labelled)
+        print(f"{len(labelled['rows'])} positions labelled -> {out}")
     if args.stage in ("fit", "all"):
         from engine.evaluation import FEATURE_NAMES, ENGINE_WEIGHTS_PATH
 
         data = load_data(args.data if args.stage == "fit" else str(data_path))
         matrix = features(data["rows"])
         results = data["results"]
+        fit_note = ""
+        if args.teacher_weight > 0:
+            if "teacher" not in data:
+                parser.error("--teacher-weight needs labelled data (the label stage's output)")
+            k = teacher_scale(data["teacher"], results)
+            chance = 1.0 / (1.0 + np.exp(-np.clip(data["teacher"], -MATE_CP, MATE_CP) / k))
+            results = args.teacher_weight * chance + (1.0 - args.teacher_weight) * results
+            fit_note = f" --teacher-weight {args.teacher_weight} (teacher scale {k:.0f} cp)"
+            print(f"teacher scale {k:.1f} cp per logistic unit", file=sys.stderr)
         # Hold out every tenth game to check the fit generalises.
         held_out = data["games"] % 10 == 0
         weights = fit(matrix[~held_out], results[~held_out], args.scale, args.l2, args.steps,
@@ -181,7 +317,7 @@ def main() -> int:
             "about": ("Antichess evaluation weights (centipawns per feature unit) fitted by "
                       "tools/train_eval.py; feature names in engine/evaluation.py."),
             "data": data["command"],
-            "fit": f"python3 tools/train_eval.py fit --scale {args.scale} --l2 {args.l2} --steps {args.steps}",
+            "fit": f"python3 tools/train_eval.py fit --scale {args.scale} --l2 {args.l2} --steps {args.steps}{fit_note}",
             "positions": int(len(results)), "games": int(data["games"].max() + 1),
             "phase": "each weight is [opening, endgame], blended by the pieces on the board",
             "scale": args.scale, "l2": args.l2, "train_loss": train_loss, "test_loss": test_loss,

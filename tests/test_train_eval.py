@@ -1,0 +1,41 @@
+"""The evaluation-training pipeline's labelling stage (tools/train_eval.py)."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from engine import Game
+
+ROOT = Path(__file__).resolve().parents[1]
+_spec = importlib.util.spec_from_file_location("train_eval", ROOT / "tools" / "train_eval.py")
+train_eval = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(train_eval)
+
+
+def test_teacher_scale_recovers_the_scale_that_made_the_results():
+    rng = np.random.default_rng(5)
+    teacher = rng.uniform(-600, 600, size=20000)
+    results = (rng.random(20000) < 1 / (1 + np.exp(-teacher / 150))).astype(float)
+    assert 125 < train_eval.teacher_scale(teacher, results) < 180
+
+
+def test_label_asks_a_uci_teacher_for_each_position_in_order():
+    fens = [
+        "1r6/8/8/8/8/8/8/R7 w - - 0 1",  # white offers its rook and wins at once
+        "1r6/8/8/8/8/8/8/R7 b - - 0 1",  # the same with black to move: black offers, wins
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w - - 0 1",
+    ]
+    rows = np.array([Game("antichess", fen)._row().copy() for fen in fens], dtype=np.uint64)
+    data = {"rows": rows, "results": np.array([1.0, 1.0, 0.5]), "plies": np.zeros(3, dtype=np.int64),
+            "games": np.arange(3)}
+    teacher = f"{sys.executable} -m antichess uci"
+    labelled = train_eval.label(data, teacher, nodes=3000, workers=2, limit=None, seed=1, report=lambda line: None)
+    assert list(labelled["results"]) == [1.0, 1.0, 0.5]
+    assert (labelled["rows"] == rows).all()
+    first, second, start = labelled["teacher"]
+    assert first > train_eval.MATE_CP - 10 and second > train_eval.MATE_CP - 10  # a mate announced
+    assert abs(start) < 1000

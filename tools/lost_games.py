@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""Where the games against another engine were lost: the ply at which the opponent's own
+score first reached a threshold, our score just before, the ply of its first announced win
+(a mate score) and ours.
+
+    python3 tools/lost_games.py MATCH.pgn [--us NAME] [--threshold 2.0]
+
+Reads the PGN that `antichess tournament -pgnout` writes (each move's comment is
+`score/depth time`, scores in pawns for the side that moved, `M` for a forced win).
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import statistics
+import sys
+
+import chess.pgn
+
+SCORE = re.compile(r"([+-]?)(M?)([\d.]+)/(\d+)")
+
+
+def lost_game_rows(path: str, us: str, threshold: float) -> list[dict]:
+    """One row per game `us` lost: plies, pieces and scores at the turning points."""
+    rows = []
+    with open(path, encoding="utf-8") as handle:
+        while (game := chess.pgn.read_game(handle)) is not None:
+            ours_white = game.headers.get("White") == us
+            result = game.headers.get("Result")
+            if result != ("0-1" if ours_white else "1-0"):
+                continue
+            row = {"plies": 0, "turn": None, "pieces": None, "ours_before": None, "their_win": None, "our_loss": None}
+            last_ours = None
+            for node in game.mainline():
+                row["plies"] += 1
+                ours = (node.parent.board().turn == chess.WHITE) == ours_white
+                match = SCORE.match(node.comment.strip())
+                if not match:
+                    continue
+                mate = match.group(2) == "M"
+                value = (-1 if match.group(1) == "-" else 1) * (1000.0 if mate else float(match.group(3)))
+                if ours:
+                    last_ours = value
+                    if row["our_loss"] is None and value <= -250:
+                        row["our_loss"] = row["plies"]  # a mate score or our proven-loss score
+                else:
+                    if row["turn"] is None and value >= threshold:
+                        row["turn"], row["ours_before"] = row["plies"], last_ours
+                        row["pieces"] = len(node.board().piece_map())
+                    if row["their_win"] is None and mate and value > 0:
+                        row["their_win"] = row["plies"]
+            rows.append(row)
+    return rows
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("pgn")
+    parser.add_argument("--us", default="ours", help="our engine's name in the PGN")
+    parser.add_argument("--threshold", type=float, default=2.0, help="the opponent's score, in pawns")
+    args = parser.parse_args()
+    rows = lost_game_rows(args.pgn, args.us, args.threshold)
+    if not rows:
+        print("no lost games", file=sys.stderr)
+        return 1
+
+    def median(key):
+        values = [row[key] for row in rows if row[key] is not None]
+        return (statistics.median(values), len(values)) if values else (None, 0)
+
+    print(f"lost games: {len(rows)}; median length {median('plies')[0]} plies")
+    turn, count = median("turn")
+    print(f"opponent's score first >= +{args.threshold}: median ply {turn} ({count} games), "
+          f"median pieces then {median('pieces')[0]}")
+    before = [row["ours_before"] for row in rows if row["ours_before"] is not None]
+    if before:
+        print(f"our score just before: median {statistics.median(before):+.2f}, "
+              f"{sum(value >= 0 for value in before)} of {len(before)} at or above 0")
+    gaps = [row["our_loss"] - row["their_win"] for row in rows if row["our_loss"] and row["their_win"]]
+    print(f"opponent announces a forced win: median ply {median('their_win')[0]}; "
+          f"we see the loss a median {statistics.median(gaps) if gaps else '-'} plies later")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

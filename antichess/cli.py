@@ -232,8 +232,10 @@ def _tablebase(args: argparse.Namespace) -> int:
                 done["positions"] += header["size"]
                 done["tables"] += 1
                 done["seconds"] += header["scan_seconds"]
-                line = (f"{header['material']}: {header['size']} positions in {header['build_seconds']:.2f} s "
-                        f"({header['positions_per_second']} positions/s), {header['file_bytes']} bytes")
+                seconds = header["build_seconds"]
+                line = (f"{header['material']}: {header['size']} positions in {seconds:.2f} s "
+                        f"({int(header['size'] / seconds) if seconds else 0} positions/s; scan "
+                        f"{header['positions_per_second']} positions/s), {header['file_bytes']} bytes")
                 if bar is not None:
                     bar.set_postfix_str(header["material"], refresh=False)
                 else:

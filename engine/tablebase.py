@@ -805,17 +805,30 @@ def valid_mask(material: Material) -> np.ndarray:
     return np.tile(valid.ravel(), 2)
 
 
+@table_kernel
+def _fill_invalid(codes, out):
+    """out[i] = codes[i], an INVALID entry replaced by the last valid one before it (0 at
+    the start); returns the largest magnitude of a valid code."""
+    last = np.int16(0)
+    largest = np.int64(0)
+    for i in range(codes.shape[0]):
+        code = codes[i]
+        if code != INVALID:
+            last = code
+            if abs(np.int64(code)) > largest:
+                largest = abs(np.int64(code))
+        out[i] = last
+    return largest
+
+
 def encode_table(header: dict, codes: np.ndarray) -> bytes:
     """The compressed payload of a table (format 2): the codes as int8 when every valid
     code fits (else int16 little-endian), each INVALID entry replaced by the value before
     it (the reader restores them from `valid_mask`), compressed with lzma (xz container).
     Records the encoding and the compression seconds in `header`."""
     started = time.perf_counter()
-    valid = codes != INVALID
-    keep = np.where(valid, np.arange(codes.shape[0]), 0)
-    np.maximum.accumulate(keep, out=keep)
-    filled = np.where(valid[keep], codes[keep], 0)  # leading invalid entries: 0
-    small = filled.size == 0 or int(np.abs(filled).max()) <= 127
+    filled = np.empty(codes.shape[0], dtype=np.int16)
+    small = int(_fill_invalid(codes, filled)) <= 127
     data = filled.astype(np.int8 if small else "<i2").tobytes()
     payload = lzma.compress(data, format=lzma.FORMAT_XZ, filters=LZMA_FILTERS)
     header["encoding"] = "int8" if small else "int16"

@@ -476,8 +476,10 @@ def _scan(tid, lo, hi, rules, tdesc, keymap, geo, buf, stack, mlist, work, squar
         while last[k] + 1 < n_slots and tdesc[tid, 5 + last[k]] == tdesc[tid, 4 + k]:
             last[k] += 1
     slot_of = np.zeros(64, dtype=np.int64)
+    e = state[0]  # kept in a local: stores into `edges` could otherwise alias it
     for p in range(lo, hi):
-        if state[0] + MAX_MOVES > capacity:
+        if e + MAX_MOVES > capacity:
+            state[0] = e
             return p
         if not _decode(tid, np.int64(p), tdesc, geo, stack[0], squares):
             st[p] = 4
@@ -492,6 +494,7 @@ def _scan(tid, lo, hi, rules, tdesc, keymap, geo, buf, stack, mlist, work, squar
             slot_of[squares[k]] = k
         after = 1 - p // slot_size  # the side to move after a move
         turned = p + (2 * after - 1) * slot_size  # p with the other side to move
+        inside = 0
         for i in range(n):
             move = np.int64(mlist[0, i])
             origin = move & 63
@@ -500,9 +503,9 @@ def _scan(tid, lo, hi, rules, tdesc, keymap, geo, buf, stack, mlist, work, squar
             if (move & NOT_PLAIN) == PLAIN:
                 delta = place[k]
                 if delta and k:
-                    edges[state[0]] = turned + (target - origin) * delta
+                    edges[e] = turned + (target - origin) * delta
                 elif delta and geo[region, target] >= 0:
-                    edges[state[0]] = turned + (geo[region, target] - geo[region, origin]) * delta
+                    edges[e] = turned + (geo[region, target] - geo[region, origin]) * delta
                 elif first[k] > 0:  # slot 0 stays (so does the symmetry); re-sort the code's squares
                     for j in range(n_slots):
                         moved[j] = squares[j]
@@ -518,11 +521,11 @@ def _scan(tid, lo, hi, rules, tdesc, keymap, geo, buf, stack, mlist, work, squar
                     index = geo[region, squares[0]]
                     for j in range(1, n_slots):
                         index = index * 64 + moved[j]
-                    edges[state[0]] = after * slot_size + index
+                    edges[e] = after * slot_size + index
                 else:
-                    edges[state[0]] = _moved_index(tid, after, squares, origin, target, moved, tdesc, geo)
-                state[0] += 1
-                cnt[p] += 1
+                    edges[e] = _moved_index(tid, after, squares, origin, target, moved, tdesc, geo)
+                e += 1
+                inside += 1
                 continue
             code = np.int64(INVALID)
             index = np.int64(-1)
@@ -550,9 +553,9 @@ def _scan(tid, lo, hi, rules, tdesc, keymap, geo, buf, stack, mlist, work, squar
                 else:
                     code, index = _successor_value(stack, 1, rules, mlist, tdesc, keymap, geo, buf, work, tid)
             if index >= 0:
-                edges[state[0]] = index
-                state[0] += 1
-                cnt[p] += 1
+                edges[e] = index
+                e += 1
+                inside += 1
                 continue
             if code == INVALID:
                 state[1] += 1
@@ -566,6 +569,8 @@ def _scan(tid, lo, hi, rules, tdesc, keymap, geo, buf, stack, mlist, work, squar
                     extloss[p] = -mine - 1
             else:
                 hasdraw[p] = 1
+        cnt[p] = inside
+    state[0] = e
     return hi
 
 

@@ -251,7 +251,6 @@ class Searcher:
             base = [int(code) for code in self.excluded if code] + outside
             if result is None and self.threads > 1 and max_depth > 1:
                 helpers = self._start_helpers(stack, mlist, idx, rules, base, max_depth)
-            last_lines: list[SearchInfo] = []
             order = [move.code for move in roots if move.code not in base]
             line_history: list[list[tuple[int, list[int]]]] = []  # MultiPV lines of each depth
             for depth in range(1, max_depth + 1) if result is None else ():
@@ -263,24 +262,21 @@ class Searcher:
                     if not stopped:
                         elapsed = time.perf_counter() - started
                         infos = [self._line_info(depth, score, pv, elapsed) for score, pv in ranked]
-                for line in range(lines if lines == 1 else 0):
-                    if lines > 1 or outside:
-                        self._exclude(base + [info.pv[0].code for info in infos])
+                else:
+                    if outside:
+                        self._exclude(base)
                     self.state[kernels.STATE_SELDEPTH] = 0
                     self.state[kernels.STATE_STOPPED] = 0
-                    previous = last_lines[line] if line < len(last_lines) else None
-                    score, found = self._iteration(stack, idx, depth, rules, mlist, previous)
+                    score, found = self._iteration(stack, idx, depth, rules, mlist, last_info)
                     if self.state[kernels.STATE_STOPPED]:
                         stopped = True
-                        if line == 0 and found and self.state[kernels.STATE_ROOT_DONE] >= 1 and depth > 1:
+                        if found and self.state[kernels.STATE_ROOT_DONE] >= 1 and depth > 1:
                             best_move = Move(found)
-                        break
-                    if not found:
-                        break  # every root move left is excluded
-                    info = self._info(depth, score, time.perf_counter() - started)
-                    if not info.pv or info.pv[0].code != found:
-                        info.pv = [Move(found)]
-                    infos.append(info)
+                    elif found:  # else every root move is excluded
+                        info = self._info(depth, score, time.perf_counter() - started)
+                        if not info.pv or info.pv[0].code != found:
+                            info.pv = [Move(found)]
+                        infos.append(info)
                 if infos and (lines == 1 or not stopped):
                     infos.sort(key=lambda info: -info.score)  # stable: ties keep the search order
                     for rank, info in enumerate(infos, 1):
@@ -288,7 +284,6 @@ class Searcher:
                     best_move = infos[0].pv[0]
                 if stopped or not infos:
                     break
-                last_lines = infos
                 last_info = infos[0]
                 if on_info is not None:
                     for info in infos:

@@ -30,6 +30,8 @@ from .movegen import (
     RESULT_DRAW, antiking_attackers, check_state, game_status, gen_legal, legal_moves, make_move,
     over_by_position, piece_type_at,
 )
+from .tablebase import INVALID as TABLE_INVALID
+from .tablebase import table_code
 from .rules import (
     R_ANTI_KINGS, R_BEROLINA, R_CASTLING, R_DOUBLE_STEP, R_EN_PASSANT, R_MUST_CAPTURE,
     R_PASS_ON_NO_MOVE, R_PROMOTION_MASK, R_ROYAL_KING,
@@ -43,7 +45,7 @@ QUIESCENCE_PLIES = 12  # forced sequences (captures, evasions) followed below th
 
 BOUND_EXACT, BOUND_LOWER, BOUND_UPPER = 1, 2, 3
 
-STATE_NODES, STATE_SELDEPTH, STATE_BEST_MOVE, STATE_ROOT_DONE, STATE_STOPPED = range(5)
+STATE_NODES, STATE_SELDEPTH, STATE_BEST_MOVE, STATE_ROOT_DONE, STATE_STOPPED, STATE_TBHITS = range(6)
 STATE_SIZE = 8
 CONTROL_STOP, CONTROL_NODE_LIMIT, CONTROL_CHECK_MASK = range(3)
 CONTROL_SIZE = 4
@@ -452,12 +454,16 @@ def _is_excluded(excluded, move):
 
 @kernel
 def negamax(stack, idx, depth, alpha, beta, ply, rules, mlist, scores, tt_keys, tt_data,
-            killers, history, pv, pv_length, state, control, excluded):
+            killers, history, pv, pv_length, state, control, excluded, tables):
     """Principal-variation alpha-beta; returns the score of stack[idx] for the side to move.
 
     depth <= 0 is the quiescence part: a node whose moves are all forced (captures under
     compulsory capture, check evasions) is searched on; otherwise the static evaluation
     stands, or captures are tried above it (chess-like rule sets).
+
+    `tables` is (limit, tdesc, keymap, geo, buf, work) from engine.tablebase: below the root
+    a position of at most limit[0] pieces whose endgame table is loaded gets the table's
+    value (a win or loss in d plies as a mate score, a draw as 0); limit[0] = 0 turns it off.
     """
     pv_length[ply] = ply
     state[STATE_NODES] += 1
@@ -468,6 +474,18 @@ def negamax(stack, idx, depth, alpha, beta, ply, rules, mlist, scores, tt_keys, 
     pos = stack[idx]
     if ply > 0 and is_repetition(stack, idx, np.int64(0)):
         return np.int64(0)
+    if ply > 0 and tables[0][0] > 0 and pos[P_CASTLE] == ZERO and np.int64(pos[P_EP]) == NO_SQUARE:
+        white = pos[OCC]
+        black = pos[8 + OCC]
+        if white != ZERO and black != ZERO and count(white | black) <= tables[0][0]:
+            code = table_code(stack, idx, tables[1], tables[2], tables[3], tables[4], tables[5])
+            if code != TABLE_INVALID:
+                state[STATE_TBHITS] += 1
+                if code > 0:
+                    return np.int64(MATE - ply - (code - 1))
+                if code < 0:
+                    return np.int64(ply + (-code - 1) - MATE)
+                return np.int64(0)
 
     if (depth <= 0 and rules[R_MUST_CAPTURE] and pseudo_legal_is_legal(rules)
             and ply < MAX_PLY - 2 and not over_by_position(pos, rules)):
@@ -526,7 +544,7 @@ def negamax(stack, idx, depth, alpha, beta, ply, rules, mlist, scores, tt_keys, 
         if big and evaluate(pos, rules) >= beta:
             make_move(stack, idx, idx + 1, np.int32(MOVE_PASS << 15), rules)
             value = -negamax(stack, idx + 1, depth - 3, -beta, -beta + 1, ply + 1, rules, mlist,
-                             scores, tt_keys, tt_data, killers, history, pv, pv_length, state, control, excluded)
+                             scores, tt_keys, tt_data, killers, history, pv, pv_length, state, control, excluded, tables)
             if state[STATE_STOPPED]:
                 return np.int64(0)
             if value >= beta:
@@ -556,7 +574,7 @@ def negamax(stack, idx, depth, alpha, beta, ply, rules, mlist, scores, tt_keys, 
         make_move(stack, idx, idx + 1, np.int32(move), rules)
         if searched == 0:
             value = -negamax(stack, idx + 1, depth - 1, -beta, -alpha, ply + 1, rules, mlist, scores,
-                             tt_keys, tt_data, killers, history, pv, pv_length, state, control, excluded)
+                             tt_keys, tt_data, killers, history, pv, pv_length, state, control, excluded, tables)
         else:
             reduction = 0
             if depth >= 3 and not is_capture and not forced and not (move >> 12) & 7:
@@ -569,11 +587,11 @@ def negamax(stack, idx, depth, alpha, beta, ply, rules, mlist, scores, tt_keys, 
                     reduction = 1 if searched < 8 else 2
             value = -negamax(stack, idx + 1, depth - 1 - reduction, -alpha - 1, -alpha, ply + 1, rules,
                              mlist, scores, tt_keys, tt_data, killers, history, pv, pv_length, state,
-                             control, excluded)
+                             control, excluded, tables)
             if value > alpha and (reduction > 0 or value < beta):
                 value = -negamax(stack, idx + 1, depth - 1, -beta, -alpha, ply + 1, rules, mlist,
                                  scores, tt_keys, tt_data, killers, history, pv, pv_length, state,
-                                 control, excluded)
+                                 control, excluded, tables)
         searched += 1
         if state[STATE_STOPPED]:
             return np.int64(0)
@@ -618,11 +636,11 @@ def negamax(stack, idx, depth, alpha, beta, ply, rules, mlist, scores, tt_keys, 
 
 @kernel
 def search_root(stack, idx, depth, alpha, beta, rules, mlist, scores, tt_keys, tt_data, killers,
-                history, pv, pv_length, state, control, excluded):
+                history, pv, pv_length, state, control, excluded, tables):
     """One iteration at `depth` from stack[idx]; the best move lands in state[STATE_BEST_MOVE].
 
     Root moves listed in `excluded` (int32, 0 = empty slot) are not searched.
     """
     state[STATE_ROOT_DONE] = 0
     return negamax(stack, idx, depth, alpha, beta, np.int64(0), rules, mlist, scores, tt_keys,
-                   tt_data, killers, history, pv, pv_length, state, control, excluded)
+                   tt_data, killers, history, pv, pv_length, state, control, excluded, tables)

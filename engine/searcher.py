@@ -23,6 +23,7 @@ import numpy as np
 
 from . import proof as proof_kernels
 from . import search as kernels
+from . import tablebase
 from ._jit import kernels_compiled, uses_kernels
 from .bitboards import CAPTURE_FLAG, MAX_MOVES
 from .moves import Move
@@ -110,6 +111,9 @@ class Searcher:
         self._active = 0  # helpers of the running search
         self._proof_tree = None
         self.tablebase_path: str | None = None  # endgame tables: None the default folder, "" none
+        self._table_work = np.zeros(64, dtype=np.int64)
+        self._no_tables = _no_tables(self._table_work)
+        self._probing = self._no_tables  # the kernels' `tables` argument for the running search
         self.set_hash(hash_mb)
 
     def set_threads(self, threads: int) -> None:
@@ -214,6 +218,7 @@ class Searcher:
         table = self._table_result(game, limits, started, on_info)
         if table is not None:
             return table
+        self._probing = self._search_tables(game, limits)
         roots = legal
         if limits.root_moves:
             wanted = {move.code for move in limits.root_moves}
@@ -322,12 +327,33 @@ class Searcher:
         threads = []
         self._active = self.threads - 1
         for number, helper in enumerate(self._helpers[:self._active], 1):
-            helper.prepare(stack, mlist, self.history, excluded)
+            helper.prepare(stack, mlist, self.history, excluded, self._probing)
             thread = threading.Thread(target=helper.run, name=f"search-helper-{number}", daemon=True,
                                       args=(self, idx, rules, 1 + number % 2, max_depth))
             thread.start()
             threads.append(thread)
         return threads
+
+    def _tbhits(self) -> int:
+        """Endgame-table probes that answered in the running search, helpers included."""
+        hits = int(self.state[kernels.STATE_TBHITS])
+        if self._active:
+            hits += sum(int(helper.state[kernels.STATE_TBHITS]) for helper in self._helpers[:self._active])
+        return hits
+
+    def _search_tables(self, game: Game, limits: Limits):
+        """The kernels' `tables` argument: the endgame tables reachable from the position
+        that are in memory (more are read in the background for later moves), or none for a
+        depth- or node-bounded search (a fixed workload) or without tables."""
+        if self.tablebase_path == "" or limits.depth is not None or limits.nodes is not None:
+            return self._no_tables
+        tb = tablebase.open_tablebase(game.variant, self.tablebase_path)
+        if tb is None:
+            return self._no_tables
+        limit, tdesc, keymap, buf = tb.search_tables(game._row())
+        if not limit[0]:
+            return self._no_tables
+        return limit, tdesc, keymap, tablebase.GEO, buf, self._table_work
 
     def _nodes(self) -> int:
         """Nodes searched by the main thread and the helpers of the running search."""
@@ -365,7 +391,7 @@ class Searcher:
             score = int(kernels.search_root(
                 stack, np.int64(idx), np.int64(depth), np.int64(alpha), np.int64(beta), rules, mlist,
                 self.scores, self.tt_keys, self.tt_data, self.killers, self.history, self.pv,
-                self.pv_length, self.state, self.control, self.excluded))
+                self.pv_length, self.state, self.control, self.excluded, self._probing))
             move = int(self.state[kernels.STATE_BEST_MOVE])
             if move:
                 found = move
@@ -403,7 +429,7 @@ class Searcher:
             return -int(kernels.negamax(
                 stack, child, np.int64(inner - reduction), np.int64(-beta), np.int64(-alpha), ply, rules, mlist, self.scores,
                 self.tt_keys, self.tt_data, self.killers, self.history, self.pv, self.pv_length,
-                self.state, self.control, self.excluded))
+                self.state, self.control, self.excluded, self._probing))
 
         self.state[kernels.STATE_SELDEPTH] = 0
         self.state[kernels.STATE_STOPPED] = 0
@@ -485,8 +511,6 @@ class Searcher:
             return None  # a fixed workload (go depth/nodes, bench), as for the proof stage
         if game.piece_count("white") + game.piece_count("black") > 4:
             return None
-        from . import tablebase
-
         tb = tablebase.open_tablebase(game.variant, self.tablebase_path)
         if tb is None:
             return None
@@ -538,7 +562,14 @@ class Searcher:
         length = int(self.pv_length[0])
         pv = [Move(int(code)) for code in self.pv[0, :length] if code]
         return SearchInfo(depth=depth, seldepth=int(self.state[kernels.STATE_SELDEPTH]), score=score,
-                          mate=mate, nodes=self._nodes(), time=elapsed, pv=pv, hashfull=self.hashfull())
+                          mate=mate, nodes=self._nodes(), time=elapsed, pv=pv, hashfull=self.hashfull(),
+                          tbhits=self._tbhits())
+
+
+def _no_tables(work: np.ndarray):
+    """The kernels' `tables` argument that probes nothing (same types as a real one)."""
+    return (np.zeros(1, dtype=np.int64), np.zeros((1, 8), dtype=np.int64), np.full(1, -1, dtype=np.int64),
+            tablebase.GEO, np.zeros(1, dtype=np.int16), work)
 
 
 def _own_cache_lines(size: int) -> np.ndarray:
@@ -561,9 +592,12 @@ class _Helper:
         self.pv_length = np.zeros(kernels.MAX_PLY, dtype=np.int64)
         self.excluded = np.zeros(MAX_MOVES, dtype=np.int32)
         self.scores = np.zeros((0, MAX_MOVES), dtype=np.int32)
+        self.table_work = np.zeros(64, dtype=np.int64)
 
-    def prepare(self, stack, mlist, history, excluded: list[int]) -> None:
-        """Copy the position (with its history rows) and the main thread's move history."""
+    def prepare(self, stack, mlist, history, excluded: list[int], tables) -> None:
+        """Copy the position (with its history rows) and the main thread's move history;
+        probe the main thread's endgame tables (with scratch space of its own)."""
+        self.tables = tables[:5] + (self.table_work,)
         self.stack = stack.copy()
         self.mlist = mlist.copy()
         self.history = history.copy()
@@ -585,5 +619,6 @@ class _Helper:
             kernels.search_root(
                 self.stack, np.int64(idx), np.int64(depth), np.int64(-kernels.INFINITY),
                 np.int64(kernels.INFINITY), rules, self.mlist, self.scores, searcher.tt_keys, searcher.tt_data,
-                self.killers, self.history, self.pv, self.pv_length, self.state, control, self.excluded)
+                self.killers, self.history, self.pv, self.pv_length, self.state, control, self.excluded,
+                self.tables)
             depth += 1

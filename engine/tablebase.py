@@ -62,7 +62,7 @@ from typing import Callable
 import numpy as np
 
 from . import movegen
-from ._jit import cache_root, uses_kernels
+from ._jit import cache_root, kernel, uses_kernels
 from ._jit import kernel as table_kernel  # compiled on first build or probe, not by `antichess warmup`
 from .bitboards import (
     CAPTURE_FLAG, MAX_MOVES, MOVE_NORMAL, NO_SQUARE, OCC, ONE, P_CASTLE, P_EP, P_SIDE, POS_SIZE, ZERO, count, lsb,
@@ -74,6 +74,9 @@ READABLE_FORMATS = (1, 2)
 LZMA_FILTERS = [{"id": lzma.FILTER_LZMA2, "preset": 6}]
 MAGIC = b"ACTB"
 MAX_PIECES = 4
+SEARCH_MEMORY = 1 << 30  # bytes of tables (int16 codes) a Tablebase holds for the search at most
+SEARCH_TABLES = 64  # tables a search from one position asks for at most, nearest first
+SEARCH_FROM_PIECES = 8  # a search from more pieces asks for no tables (it seldom reaches them)
 INVALID = -32768
 INF = 32767
 TYPE_LETTERS = "PNBRQK"  # piece types 0..5, as in engine.bitboards
@@ -259,7 +262,7 @@ def _terminal_code(stack, r, rules, mlist):
     return np.int64(-1)
 
 
-@table_kernel
+@kernel  # the search kernels probe through it: compiled by the warm-up
 def _locate(stack, r, tdesc, keymap, geo, work):
     """(table id, index) of the position stack[r] (no en-passant square), or (-1, -1).
     (Rows are indexed in place: a row view costs reference counting in the inner loop.)"""
@@ -287,7 +290,18 @@ def _locate(stack, r, tdesc, keymap, geo, work):
     return tid, _index_in(stack, r, tid, flip, tdesc, geo, work)
 
 
-@table_kernel
+@kernel  # the search kernels probe through it: compiled by the warm-up
+def table_code(stack, r, tdesc, keymap, geo, buf, work):
+    """The code of stack[r] (both sides with pieces, no en-passant square, no castling
+    right) in the tables loaded in `buf`, or INVALID when its table is not among them.
+    (The search kernels probe through this.)"""
+    tid, index = _locate(stack, r, tdesc, keymap, geo, work)
+    if tid < 0 or index < 0:
+        return np.int64(INVALID)
+    return np.int64(buf[tdesc[tid, 0] + index])
+
+
+@kernel  # the search kernels probe through it: compiled by the warm-up
 def _index_in(stack, r, tid, flip, tdesc, geo, work):
     """The index of stack[r] in table `tid`, whose material it has (colours reversed if `flip`)."""
     n = tdesc[tid, 1]
@@ -308,7 +322,7 @@ def _index_in(stack, r, tid, flip, tdesc, geo, work):
     return _squares_index(tid, stm, work, tdesc, geo)
 
 
-@table_kernel
+@kernel  # the search kernels probe through it: compiled by the warm-up
 def _squares_index(tid, stm, squares, tdesc, geo):
     """The index in table `tid` of the position with `stm` to move and the pieces on
     squares[0..n) in slot order (pieces of one code in ascending square order), before
@@ -1200,6 +1214,10 @@ class Tablebase:
         self._ready: set[Material] = set()
         self._keymap = np.full(KEY_SPACE, -1, dtype=np.int64)  # the tables in the buffer
         self.hits = 0
+        self._lock = threading.RLock()  # the buffer, its key map and table offsets
+        self._wanted: list[int] = []  # tables the background loader reads next, first first
+        self._loader: threading.Thread | None = None
+        self._reachable: dict[tuple, list[Material]] = {}  # by piece counts
 
     def available(self) -> list[str]:
         folder = self.directory / self.variant
@@ -1238,28 +1256,108 @@ class Tablebase:
         material = Material(tuple(sorted(codes))).canonical()
         if material in self._ready:
             return None
-        for table in [material] + dependencies(material):
-            tid = self.registry.tid[table]
-            if tid in self._placed or tid in self._missing:
-                continue
-            codes_of = self._table(tid)
-            if codes_of is None:  # absent on disk: lookups into it fail (INVALID)
-                if table == material:
+        with self._lock:
+            for table in [material] + dependencies(material):
+                tid = self.registry.tid[table]
+                if not self._place(tid) and table == material:
                     return f"table {material.name} not found in {self.directory / self.variant}"
-                continue
-            need = self._used + codes_of.shape[0]
-            if need > self._buf.shape[0]:  # grow the shared buffer (doubling)
-                grown = np.zeros(max(need, 2 * self._buf.shape[0]), dtype=np.int16)
-                grown[:self._used] = self._buf[:self._used]
-                self._buf = grown
-            self._buf[self._used:need] = codes_of
-            self.registry.tdesc[tid, 0] = self._used
-            self._used = need
-            self._keymap[table.key] = tid
-            self._placed.add(tid)
-            self._tables.pop(tid, None)  # the buffer holds it now
-        self._ready.add(material)
+            self._ready.add(material)
         return None
+
+    def _place(self, tid: int) -> bool:
+        """Put table `tid` into the kernels' buffer (reading it if needed); False when it is
+        not on disk (lookups into it then fail with INVALID).  Call with the lock held."""
+        if tid in self._placed:
+            return True
+        if tid in self._missing:
+            return False
+        codes_of = self._table(tid)
+        if codes_of is None:
+            return False
+        need = self._used + codes_of.shape[0]
+        if need * 2 > SEARCH_MEMORY and self._used:
+            self._forget()  # over the memory bound: start the buffer again
+            need = codes_of.shape[0]
+        if need > self._buf.shape[0]:  # grow the shared buffer (doubling); searches keep the old one
+            grown = np.zeros(max(need, min(2 * self._buf.shape[0], SEARCH_MEMORY // 2)), dtype=np.int16)
+            grown[:self._used] = self._buf[:self._used]
+            self._buf = grown
+        self._buf[self._used:need] = codes_of
+        self.registry.tdesc[tid, 0] = self._used
+        self._used = need
+        self._keymap[self.registry.tables[tid].key] = tid
+        self._placed.add(tid)
+        self._tables.pop(tid, None)  # the buffer holds it now
+        return True
+
+    def _forget(self) -> None:
+        """Empty the buffer (a search holding the old one keeps its copy)."""
+        self._buf = np.zeros(1 << 20, dtype=np.int16)
+        self._used = 0
+        self._placed.clear()
+        self._ready.clear()
+        self._keymap = np.full(KEY_SPACE, -1, dtype=np.int64)
+
+    def reachable(self, row: np.ndarray) -> list[Material]:
+        """The canonical materials of at most MAX_PIECES pieces that the game can reach from
+        the position `row` by captures and at most two promotions, nearest first (fewest
+        such changes), at most SEARCH_TABLES of them; [] when the position has castling
+        rights or more than SEARCH_FROM_PIECES pieces."""
+        if int(row[P_CASTLE]) or sum(int(row[c * 8 + OCC]).bit_count() for c in (0, 1)) > SEARCH_FROM_PIECES:
+            return []
+        counts = [int(row[(c // 6) * 8 + c % 6]).bit_count() for c in range(12)]
+        key = tuple(counts)
+        cached = self._reachable.get(key)
+        if cached is None:
+            cached = self._reachable[key] = _reachable_materials(counts)
+        return cached
+
+    def search_tables(self, row: np.ndarray, wait: bool = False):
+        """The (limit, tdesc, keymap, buf) a search from `row` probes below its root: the
+        tables reachable from it that are ready, in a snapshot no later loading disturbs.
+        Tables not read yet are read by a background thread (lzma), for later searches;
+        `wait` reads them first.  limit[0] is MAX_PIECES, or 0 when no table is loaded."""
+        wanted = [self.registry.tid[m] for m in self.reachable(row)]
+        with self._lock:
+            budget = SEARCH_MEMORY // 2 - self._used
+            later = []
+            for tid in wanted:
+                if tid in self._placed or tid in self._missing:
+                    continue
+                if tid in self._tables or wait:
+                    size = self.registry.tables[tid].size
+                    if size <= budget and self._place(tid):
+                        budget -= size
+                else:
+                    later.append(tid)
+            if later:
+                self._wanted = later
+                if self._loader is None or not self._loader.is_alive():
+                    self._loader = threading.Thread(target=self._load_wanted, name="tablebase-loader",
+                                                    daemon=True)
+                    self._loader.start()
+            limit = np.array([MAX_PIECES if self._placed else 0], dtype=np.int64)
+            return limit, self.registry.tdesc.copy(), self._keymap.copy(), self._buf
+
+    def _load_wanted(self) -> None:
+        """Background thread: read the wanted tables into memory (placing them is left to
+        the next search, between searches)."""
+        while True:
+            with self._lock:
+                if not self._wanted:
+                    return
+                tid = self._wanted.pop(0)
+                if tid in self._placed or tid in self._tables or tid in self._missing:
+                    continue
+                path = table_path(self.directory, self.variant, self.registry.tables[tid])
+            try:
+                header, table = read_table(path)
+            except (OSError, ValueError):
+                with self._lock:
+                    self._missing.add(tid)
+                continue
+            with self._lock:
+                self._tables[tid] = table
 
     @uses_kernels
     def probe_row(self, row: np.ndarray) -> ProbeResult:
@@ -1299,6 +1397,31 @@ class Tablebase:
         from .fen import parse_fen
 
         return self.probe_row(parse_fen(fen, self.rules))
+
+def _reachable_materials(counts: list[int]) -> list[Material]:
+    """`Tablebase.reachable` for the piece counts per code (colour * 6 + type)."""
+    total = sum(counts)
+    found: dict[Material, int] = {}
+    for kept in itertools.product(*(range(n + 1) for n in counts)):
+        size = sum(kept)
+        if not 2 <= size <= MAX_PIECES:
+            continue
+        codes = tuple(c for c in range(12) for _ in range(kept[c]))
+        options = {codes: 0}
+        for promotions in (1, 2):
+            for option in [o for o, p in options.items() if p == promotions - 1]:
+                for i, code in enumerate(option):
+                    if code % 6 == 0:
+                        for t in range(1, 6):
+                            options.setdefault(tuple(sorted(option[:i] + (code + t,) + option[i + 1:])), promotions)
+        for option, promotions in options.items():
+            if any(c < 6 for c in option) and any(c >= 6 for c in option):
+                material = Material(option).canonical()
+                changes = total - size + promotions
+                if changes and changes < found.get(material, 99):
+                    found[material] = changes
+    return sorted(found, key=lambda m: (found[m], -m.pieces, m.name))[:SEARCH_TABLES]
+
 
 _OPEN: dict[tuple[str, str], tuple[Tablebase | None, float]] = {}
 _RECHECK_SECONDS = 10.0  # how long "no tables in this folder" is believed

@@ -6,8 +6,15 @@ from __future__ import annotations
 
 import os
 import shutil
+import tempfile
 
 import pytest
+
+# Endgame tables a user built in the default folder would change what searches find (and
+# how long a search from a small position takes): tests see an empty folder unless they
+# name one.  Engine processes the tests start inherit this.
+if not os.environ.get("ANTICHESS_TABLEBASE_DIR"):
+    os.environ["ANTICHESS_TABLEBASE_DIR"] = tempfile.mkdtemp(prefix="antichess-tests-no-tables-")
 
 # Where the programs the tests use come from (.ci/run installs the Debian packages; Debian puts
 # xboard and the engines in /usr/games, which is not on every PATH).

@@ -170,7 +170,7 @@ def _null_window_node(game, depth, alpha, beta):
         stack, np.int64(idx), np.int64(depth), np.int64(alpha), np.int64(beta), np.int64(1),
         game._rules_array, mlist, searcher.scores, searcher.tt_keys, searcher.tt_data,
         searcher.killers, searcher.history, searcher.pv, searcher.pv_length, searcher.state,
-        searcher.control, searcher.excluded)
+        searcher.control, searcher.excluded, searcher._probing)
     game._legal = None
     return int(score), int(searcher.state[kernels.STATE_NODES])
 

@@ -16,6 +16,7 @@ import os
 import random
 import subprocess
 import sys
+import time
 
 import chess
 import chess.variant
@@ -483,3 +484,101 @@ def test_format_2_file_and_format_1_still_read(tables, tmp_path):
     v1.write_bytes(tablebase.MAGIC + len(head).to_bytes(4, "little") + head)
     with pytest.raises(ValueError, match="format 99"):
         tablebase.read_table(v1)
+
+
+def _capture_only_four_piece_positions(count: int, seed: int) -> list[str]:
+    """Random 4-piece antichess positions (no en-passant square) in which the side to move
+    must capture: every move leads into a 3-piece table."""
+    rng = random.Random(seed)
+    out = []
+    while len(out) < count:
+        material = rng.choice([tablebase.Material.parse(n) for n in ("KRvKN", "QvRB", "NPvBP", "KBvQP", "RvNNP")])
+        row = tablebase.decode_position("antichess", material, rng.randrange(material.size))
+        if row is None:
+            continue
+        game = Game("antichess", format_fen(row, get_rule_set("antichess")))
+        moves = game.legal_moves()
+        if moves and game.outcome() is None and all(m.is_capture for m in moves):
+            out.append(game.fen())
+    return out
+
+
+def test_search_tree_probes_agree_with_the_probe_api(tables):
+    """A one-ply search from a 4-piece position whose moves all capture gets each reply's
+    value from the tables inside the kernel: its score must be the best of the values the
+    probe API gives for the positions after each move (a win or loss in d plies as a mate
+    score, a draw as 0), with a table hit for each move that leaves both sides pieces."""
+    from engine import search as kernels
+    from engine.searcher import Limits, Searcher
+
+    tb = tablebase.Tablebase("antichess", tables)
+    checked = {"win": 0, "draw": 0, "loss": 0}
+    for fen in _capture_only_four_piece_positions(60, seed=5):
+        game = Game("antichess", fen)
+        expected = -kernels.INFINITY
+        hits = 0  # children with pieces on both sides (the others are over: no table needed)
+        for move in game.legal_moves():
+            game.push(move)
+            child = tb.probe(game)
+            hits += game.piece_count("white") > 0 and game.piece_count("black") > 0
+            game.pop()
+            d = 1 + child.distance
+            value = {"loss": kernels.MATE - d, "draw": 0, "win": d - kernels.MATE}[child.value]
+            expected = max(expected, value)
+        searcher = Searcher(hash_mb=1)
+        searcher.tablebase_path = str(tables)
+        tablebase.open_tablebase("antichess", str(tables)).search_tables(game._row(), wait=True)
+        probing = searcher._search_tables(game, Limits(movetime=1.0))
+        assert probing[0][0] == tablebase.MAX_PIECES
+        stack, mlist, idx = searcher._alpha_beta_arrays(game)
+        searcher.state[:] = 0
+        score = int(kernels.search_root(
+            stack, np.int64(idx), np.int64(1), np.int64(-kernels.INFINITY), np.int64(kernels.INFINITY),
+            game._rules_array, mlist, searcher.scores, searcher.tt_keys, searcher.tt_data, searcher.killers,
+            searcher.history, searcher.pv, searcher.pv_length, searcher.state, searcher.control,
+            searcher.excluded, probing))
+        game._legal = None
+        assert score == expected, fen
+        assert hits <= searcher.state[kernels.STATE_TBHITS] <= 2 * hits, fen  # a re-search probes again
+        checked["win" if score > 0 else "loss" if score < 0 else "draw"] += 1
+    assert min(checked.values()) > 0, checked  # the sample holds wins, draws and losses
+
+
+def test_timed_search_probes_in_the_tree_and_reports_tbhits(tables):
+    """With only 3-piece tables, a 4-piece position is searched (no root probe) and the
+    tables, read by a background thread after the first search asked for them, answer
+    inside the tree (tbhits in the info); a depth-bounded search (a fixed workload) and a
+    search told to use no tables probe nothing."""
+    from engine.searcher import Limits, Searcher
+
+    fen = "8/2p5/8/3k4/8/8/8/R3N3 w - - 0 1"
+    searcher = Searcher(hash_mb=4)
+    searcher.tablebase_path = str(tables)
+    searcher.search(Game("antichess", fen), Limits(movetime=0.05))  # asks for the tables
+    tb = tablebase.open_tablebase("antichess", str(tables))
+    deadline = time.monotonic() + 60
+    while tb._loader is not None and tb._loader.is_alive() and time.monotonic() < deadline:
+        time.sleep(0.05)  # the background thread reads them
+    infos = []
+    result = searcher.search(Game("antichess", fen), Limits(movetime=1.0, proof=False), infos.append)
+    assert result.best_move is not None and max(info.tbhits for info in infos) > 0
+    bounded = searcher.search(Game("antichess", fen), Limits(depth=6))
+    assert bounded.info.tbhits == 0
+    searcher.tablebase_path = ""
+    assert searcher.search(Game("antichess", fen), Limits(movetime=0.2)).info.tbhits == 0
+
+
+def test_tables_reachable_from_a_position_nearest_first(tables):
+    """The search asks for the tables of materials the game can reach by captures and
+    promotions, those one change away first, colour-reversed twins as one table."""
+    tb = tablebase.Tablebase("antichess", tables)
+    game = Game("antichess", "8/2p5/8/3k4/8/8/8/R3N3 w - - 0 1")  # RN against KP
+    reached = tb.reachable(game._row())
+    one_change = {tablebase.Material.parse(n).canonical() for n in
+                  ["RvKP", "NvKP", "RNvK", "RNvP", "RNvKN", "RNvKB", "RNvKR", "RNvKQ", "RNvKK"]}
+    assert set(reached[:len(one_change)]) == one_change
+    assert len(set(reached)) == len(reached) and all(m.pieces <= tablebase.MAX_PIECES for m in reached)
+    two_changes = {tablebase.Material.parse(n).canonical() for n in ["RvK", "NvP", "RvQ", "QvRN"]}
+    assert two_changes <= set(reached[len(one_change):])
+    castling = Game("giveaway", "r3k3/8/8/8/8/8/8/4K3 w q - 0 1")
+    assert tb.reachable(castling._row()) == []

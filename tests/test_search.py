@@ -59,11 +59,12 @@ def test_stop_really_stops_an_infinite_search():
     game = Game("antichess")
     searcher = Searcher()
     results = []
-    worker = threading.Thread(target=lambda: results.append(searcher.search(game, Limits(infinite=True))))
+    worker = threading.Thread(target=lambda: results.append(searcher.search(game, Limits(infinite=True))), daemon=True)
     worker.start()
     time.sleep(0.5)
-    assert worker.is_alive()  # infinite means: until told to stop
-    searcher.stop()
+    alive = worker.is_alive()
+    searcher.stop()  # before any check: a failed one must not leave the search running
+    assert alive  # infinite means: until told to stop
     worker.join(timeout=5)
     assert not worker.is_alive()
     assert results[0].best_move in game.legal_moves()

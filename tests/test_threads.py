@@ -54,13 +54,16 @@ def test_every_thread_stops_on_stop():
     game = Game("antichess")
     game.push("e2e3")
     outcome = {}
-    worker = threading.Thread(target=lambda: outcome.update(result=searcher.search(game, Limits(infinite=True, proof=False))))
+    worker = threading.Thread(target=lambda: outcome.update(result=searcher.search(game, Limits(infinite=True, proof=False))),
+                              daemon=True)
     worker.start()
-    time.sleep(0.5)
-    assert _helpers_alive() == 1
-    asked = time.perf_counter()
-    searcher.stop()
-    worker.join(5)
+    try:
+        time.sleep(0.5)
+        assert _helpers_alive() == 1
+    finally:
+        asked = time.perf_counter()
+        searcher.stop()  # a failed check must not leave an infinite search running
+        worker.join(5)
     assert not worker.is_alive() and time.perf_counter() - asked < 1.0
     assert _helpers_alive() == 0
     assert game.is_legal(outcome["result"].best_move)

@@ -1257,12 +1257,27 @@ class Tablebase:
         if material in self._ready:
             return None
         with self._lock:
-            for table in [material] + dependencies(material):
-                tid = self.registry.tid[table]
-                if not self._place(tid) and table == material:
+            tids = [self.registry.tid[table] for table in [material] + dependencies(material)]
+            self._make_room(tids)
+            for tid in tids:
+                if not self._place(tid) and tid == tids[0]:
                     return f"table {material.name} not found in {self.directory / self.variant}"
             self._ready.add(material)
         return None
+
+    def _make_room(self, tids: list[int]) -> None:
+        """Empty the buffer, keeping those of `tids` already in it, when placing the others
+        would take it past SEARCH_MEMORY.  Call with the lock held."""
+        extra = sum(self.registry.tables[t].size for t in tids if t not in self._placed and t not in self._missing)
+        if (self._used + extra) * 2 <= SEARCH_MEMORY:
+            return
+        kept = {}
+        for tid in tids:
+            if tid in self._placed:
+                offset = self.registry.tdesc[tid, 0]
+                kept[tid] = self._buf[offset:offset + self.registry.tables[tid].size].copy()
+        self._forget()
+        self._tables.update(kept)
 
     def _place(self, tid: int) -> bool:
         """Put table `tid` into the kernels' buffer (reading it if needed); False when it is
@@ -1275,9 +1290,6 @@ class Tablebase:
         if codes_of is None:
             return False
         need = self._used + codes_of.shape[0]
-        if need * 2 > SEARCH_MEMORY and self._used:
-            self._forget()  # over the memory bound: start the buffer again
-            need = codes_of.shape[0]
         if need > self._buf.shape[0]:  # grow the shared buffer (doubling); searches keep the old one
             grown = np.zeros(max(need, min(2 * self._buf.shape[0], SEARCH_MEMORY // 2)), dtype=np.int16)
             grown[:self._used] = self._buf[:self._used]
@@ -1317,19 +1329,25 @@ class Tablebase:
         tables reachable from it that are ready, in a snapshot no later loading disturbs.
         Tables not read yet are read by a background thread (lzma), for later searches;
         `wait` reads them first.  limit[0] is MAX_PIECES, or 0 when no table is loaded."""
-        wanted = [self.registry.tid[m] for m in self.reachable(row)]
+        wanted = []  # nearest first, as many as SEARCH_MEMORY holds
+        room = SEARCH_MEMORY // 2
+        for material in self.reachable(row):
+            if material.size <= room:
+                wanted.append(self.registry.tid[material])
+                room -= material.size
         with self._lock:
-            budget = SEARCH_MEMORY // 2 - self._used
+            ready = [t for t in wanted if t in self._placed or t in self._tables or (wait and t not in self._missing)]
+            self._make_room(ready)
             later = []
             for tid in wanted:
                 if tid in self._placed or tid in self._missing:
                     continue
                 if tid in self._tables or wait:
-                    size = self.registry.tables[tid].size
-                    if size <= budget and self._place(tid):
-                        budget -= size
+                    self._place(tid)
                 else:
                     later.append(tid)
+            for tid in set(self._tables) - set(wanted):  # read for an earlier position: no longer needed
+                del self._tables[tid]
             if later:
                 self._wanted = later
                 if self._loader is None or not self._loader.is_alive():

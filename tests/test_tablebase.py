@@ -582,3 +582,25 @@ def test_tables_reachable_from_a_position_nearest_first(tables):
     assert two_changes <= set(reached[len(one_change):])
     castling = Game("giveaway", "r3k3/8/8/8/8/8/8/4K3 w q - 0 1")
     assert tb.reachable(castling._row()) == []
+
+
+def test_probes_within_a_small_memory_bound(tables, monkeypatch):
+    """With room for only a few tables the buffer is emptied and refilled as materials
+    change, and every probe still answers as without the bound (the tables a probe needs
+    are never dropped half-way)."""
+    free = tablebase.Tablebase("antichess", tables)
+    monkeypatch.setattr(tablebase, "SEARCH_MEMORY", 6 * 2 * tablebase.Material.parse("KPvK").size)
+    bounded = tablebase.Tablebase("antichess", tables)
+    rng = random.Random(11)
+    names = ["KPvK", "NvBP", "QRvK", "KvKN", "BBvK", "PvPP", "RvQP", "KNvP", "QvKB", "PPvK"]
+    for _ in range(4):
+        for name in rng.sample(names, len(names)):
+            for fen in _random_positions(tablebase.Material.parse(name).canonical(), 5, rng.randrange(1000)):
+                game = Game("antichess", fen)
+                if game.outcome() is None:
+                    assert bounded.probe(game) == free.probe(game), fen
+    assert bounded._used * 2 <= tablebase.SEARCH_MEMORY
+    # the search's snapshot keeps to the bound too
+    row = Game("antichess", "8/2p5/8/3k4/8/8/8/R3N3 w - - 0 1")._row()
+    limit, tdesc, keymap, buf = bounded.search_tables(row, wait=True)
+    assert limit[0] == tablebase.MAX_PIECES and bounded._used * 2 <= tablebase.SEARCH_MEMORY

@@ -520,8 +520,15 @@ class Searcher:
             return None
         if not probe.moves:
             return None
-        move = next(m for m in game.legal_moves() if m.uci() == probe.moves[0])
-        plies = probe.distance
+        legal = {m.uci(): m for m in game.legal_moves()}
+        move = legal[probe.moves[0]]
+        if probe.value == "win" and game.rules.draw_rules and probe.distance + game.halfmove_clock >= FIFTY_MOVES - 2:
+            # The quickest win (the tables ignore the fifty-move rule) would meet the rule
+            # first: a winning move that resets the clock (a capture or a pawn move) comes
+            # first, the quickest of them.  There are finitely many, so the win is not put off for ever.
+            move = next((legal[text] for text in probe.moves
+                         if legal[text].is_capture or game.piece_at(legal[text].from_square) in ("P", "p")), move)
+        plies = abs(probe.codes[probe.moves.index(move.uci())]) - 1 if probe.value != "draw" else 0
         mate = None if probe.value == "draw" else (1 if probe.value == "win" else -1) * ((plies + 1) // 2)
         score = 0 if mate is None else (kernels.MATE - plies if mate > 0 else -kernels.MATE + plies)
         info = SearchInfo(depth=1, seldepth=1, score=score, mate=mate, nodes=0,
@@ -564,6 +571,9 @@ class Searcher:
         return SearchInfo(depth=depth, seldepth=int(self.state[kernels.STATE_SELDEPTH]), score=score,
                           mate=mate, nodes=self._nodes(), time=elapsed, pv=pv, hashfull=self.hashfull(),
                           tbhits=self._tbhits())
+
+
+FIFTY_MOVES = 100  # plies without a capture or pawn move that draw (rule sets with draw rules)
 
 
 def _no_tables(work: np.ndarray):

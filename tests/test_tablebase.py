@@ -604,3 +604,38 @@ def test_probes_within_a_small_memory_bound(tables, monkeypatch):
     row = Game("antichess", "8/2p5/8/3k4/8/8/8/R3N3 w - - 0 1")._row()
     limit, tdesc, keymap, buf = bounded.search_tables(row, wait=True)
     assert limit[0] == tablebase.MAX_PIECES and bounded._used * 2 <= tablebase.SEARCH_MEMORY
+
+
+def test_a_table_win_resets_the_clock_before_the_fifty_move_rule(tables):
+    """The tables count plies to the end of the game and know no fifty-move rule: when the
+    quickest win would meet it, the engine plays the quickest winning move that resets the
+    clock (a capture or a pawn move) instead; with a fresh clock, the quickest win."""
+    from engine.searcher import Limits, Searcher
+
+    tb = tablebase.Tablebase("antichess", tables)
+    searcher = Searcher(hash_mb=1)
+    searcher.tablebase_path = str(tables)
+    found = 0
+    fens = _random_positions(tablebase.Material.parse("KPvN").canonical(), 300, seed=3)
+    fens += _random_positions(tablebase.Material.parse("BPvN").canonical(), 300, seed=4)
+    for fen in fens:
+        game = Game("antichess", fen)
+        if game.outcome() is not None:
+            continue
+        probe = tb.probe(game)
+        moves = {m.uci(): m for m in game.legal_moves()}
+
+        def zeroing(text):
+            return moves[text].is_capture or game.piece_at(moves[text].from_square) in ("P", "p")
+
+        if probe.value != "win" or zeroing(probe.moves[0]) or not any(zeroing(t) for t in probe.moves):
+            continue
+        fresh = searcher.search(game, Limits(movetime=0.1))
+        assert fresh.best_move.uci() == probe.moves[0]
+        late = Game("antichess", fen.replace(" 0 1", " 97 60"))
+        played = searcher.search(late, Limits(movetime=0.1)).best_move.uci()
+        assert played == next(t for t in probe.moves if zeroing(t))
+        found += 1
+        if found == 5:
+            break
+    assert found == 5

@@ -524,10 +524,9 @@ class Searcher:
         move = legal[probe.moves[0]]
         if probe.value == "win" and game.rules.draw_rules and probe.distance + game.halfmove_clock >= FIFTY_MOVES - 2:
             # The quickest win (the tables ignore the fifty-move rule) would meet the rule
-            # first: a winning move that resets the clock (a capture or a pawn move) comes
-            # first, the quickest of them.  There are finitely many, so the win is not put off for ever.
-            move = next((legal[text] for text in probe.moves
-                         if legal[text].is_capture or game.piece_at(legal[text].from_square) in ("P", "p")), move)
+            # first: the quickest winning move that resets the clock comes first.  There are
+            # finitely many (each takes a piece or moves a pawn), so the win is only put off.
+            move = next((legal[text] for text in probe.moves if _resets_clock(game, legal[text])), move)
         plies = abs(probe.codes[probe.moves.index(move.uci())]) - 1 if probe.value != "draw" else 0
         mate = None if probe.value == "draw" else (1 if probe.value == "win" else -1) * ((plies + 1) // 2)
         score = 0 if mate is None else (kernels.MATE - plies if mate > 0 else -kernels.MATE + plies)
@@ -574,6 +573,19 @@ class Searcher:
 
 
 FIFTY_MOVES = 100  # plies without a capture or pawn move that draw (rule sets with draw rules)
+
+
+def _resets_clock(game: Game, move: Move) -> bool:
+    """True when `move` resets the halfmove clock or forces the reply to: a capture, a
+    pawn move, or a move after which every reply captures (compulsory capture)."""
+    if move.is_capture or game.piece_at(move.from_square) in ("P", "p"):
+        return True
+    game.push(move)
+    try:
+        replies = game.legal_moves()
+        return bool(replies) and all(reply.is_capture for reply in replies)
+    finally:
+        game.pop()
 
 
 def _no_tables(work: np.ndarray):

@@ -609,7 +609,8 @@ def test_probes_within_a_small_memory_bound(tables, monkeypatch):
 def test_a_table_win_resets_the_clock_before_the_fifty_move_rule(tables):
     """The tables count plies to the end of the game and know no fifty-move rule: when the
     quickest win would meet it, the engine plays the quickest winning move that resets the
-    clock (a capture or a pawn move) instead; with a fresh clock, the quickest win."""
+    clock (a capture, a pawn move, or a move every reply to which captures) instead; with a
+    fresh clock, the quickest win."""
     from engine.searcher import Limits, Searcher
 
     tb = tablebase.Tablebase("antichess", tables)
@@ -626,7 +627,13 @@ def test_a_table_win_resets_the_clock_before_the_fifty_move_rule(tables):
         moves = {m.uci(): m for m in game.legal_moves()}
 
         def zeroing(text):
-            return moves[text].is_capture or game.piece_at(moves[text].from_square) in ("P", "p")
+            if moves[text].is_capture or game.piece_at(moves[text].from_square) in ("P", "p"):
+                return True
+            game.push(moves[text])
+            replies = game.legal_moves()
+            forced = bool(replies) and all(reply.is_capture for reply in replies)
+            game.pop()
+            return forced
 
         if probe.value != "win" or zeroing(probe.moves[0]) or not any(zeroing(t) for t in probe.moves):
             continue

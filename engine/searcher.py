@@ -515,7 +515,7 @@ class Searcher:
         if tb is None:
             return None
         try:
-            probe = tb.probe(game)
+            probe = tb.probe(game, wait=False)  # never wait for the disk on the clock
         except tablebase.TablebaseError:
             return None
         if not probe.moves:

@@ -75,8 +75,9 @@ LZMA_FILTERS = [{"id": lzma.FILTER_LZMA2, "preset": 6}]
 MAGIC = b"ACTB"
 MAX_PIECES = 4
 SEARCH_MEMORY = 1 << 30  # bytes of tables (int16 codes) a Tablebase holds for the search at most
-SEARCH_TABLES = 64  # tables a search from one position asks for at most, nearest first
-SEARCH_FROM_PIECES = 8  # a search from more pieces asks for no tables (it seldom reaches them)
+SEARCH_TABLES = 24  # tables a search from one position asks for at most, nearest first
+SEARCH_FROM_PIECES = 6  # a search from more pieces asks for no tables (it seldom reaches them)
+NOT_READ = "tables not read yet"  # a probe that would have to wait for the disk
 INVALID = -32768
 INF = 32767
 TYPE_LETTERS = "PNBRQK"  # piece types 0..5, as in engine.bitboards
@@ -1240,8 +1241,10 @@ class Tablebase:
             self._tables[tid] = table
         return table
 
-    def _prepare(self, row: np.ndarray) -> str | None:
-        """Load every table one or two plies from `row` into the kernels' buffer; an error text or None."""
+    def _prepare(self, row: np.ndarray, wait: bool = True) -> str | None:
+        """Load every table one or two plies from `row` into the kernels' buffer; an error
+        text or None.  Without `wait`, tables not yet read from disk are left to the
+        background thread and the answer is an error text (NOT_READ)."""
         pieces = sum(int(row[c * 8 + OCC]).bit_count() for c in (0, 1))
         if pieces > MAX_PIECES:
             return f"{pieces} pieces (tables hold at most {MAX_PIECES})"
@@ -1258,6 +1261,12 @@ class Tablebase:
             return None
         with self._lock:
             tids = [self.registry.tid[table] for table in [material] + dependencies(material)]
+            unread = [t for t in tids if t not in self._placed and t not in self._tables and t not in self._missing]
+            if unread and not wait:
+                if not table_path(self.directory, self.variant, material).exists():
+                    return f"table {material.name} not found in {self.directory / self.variant}"
+                self._request(unread)
+                return NOT_READ
             self._make_room(tids)
             for tid in tids:
                 if not self._place(tid) and tid == tids[0]:
@@ -1313,7 +1322,8 @@ class Tablebase:
     def reachable(self, row: np.ndarray) -> list[Material]:
         """The canonical materials of at most MAX_PIECES pieces that the game can reach from
         the position `row` by captures and at most two promotions, nearest first (fewest
-        such changes), at most SEARCH_TABLES of them; [] when the position has castling
+        such changes; its own material first when it is small enough), at most
+        SEARCH_TABLES of them; [] when the position has castling
         rights or more than SEARCH_FROM_PIECES pieces."""
         if int(row[P_CASTLE]) or sum(int(row[c * 8 + OCC]).bit_count() for c in (0, 1)) > SEARCH_FROM_PIECES:
             return []
@@ -1339,23 +1349,28 @@ class Tablebase:
             ready = [t for t in wanted if t in self._placed or t in self._tables or (wait and t not in self._missing)]
             self._make_room(ready)
             later = []
+            started = time.perf_counter()
             for tid in wanted:
                 if tid in self._placed or tid in self._missing:
                     continue
-                if tid in self._tables or wait:
-                    self._place(tid)
-                else:
+                if wait or (tid in self._tables and time.perf_counter() - started < 0.02):
+                    self._place(tid)  # copies: a few milliseconds a table, so only so many a move
+                elif tid not in self._tables:
                     later.append(tid)
             for tid in set(self._tables) - set(wanted):  # read for an earlier position: no longer needed
                 del self._tables[tid]
             if later:
-                self._wanted = later
-                if self._loader is None or not self._loader.is_alive():
-                    self._loader = threading.Thread(target=self._load_wanted, name="tablebase-loader",
-                                                    daemon=True)
-                    self._loader.start()
+                self._request(later)
             limit = np.array([MAX_PIECES if self._placed else 0], dtype=np.int64)
             return limit, self.registry.tdesc.copy(), self._keymap.copy(), self._buf
+
+    def _request(self, tids: list[int]) -> None:
+        """Have the background thread read `tids` next (before what it was asked earlier).
+        Call with the lock held."""
+        self._wanted = (list(tids) + [t for t in self._wanted if t not in tids])[:SEARCH_TABLES]
+        if self._loader is None or not self._loader.is_alive():
+            self._loader = threading.Thread(target=self._load_wanted, name="tablebase-loader", daemon=True)
+            self._loader.start()
 
     def _load_wanted(self) -> None:
         """Background thread: read the wanted tables into memory (placing them is left to
@@ -1378,9 +1393,9 @@ class Tablebase:
                 self._tables[tid] = table
 
     @uses_kernels
-    def probe_row(self, row: np.ndarray) -> ProbeResult:
+    def probe_row(self, row: np.ndarray, wait: bool = True) -> ProbeResult:
         """Probe a position row (engine.bitboards layout).  TablebaseError if not in the tables."""
-        error = self._prepare(row)
+        error = self._prepare(row, wait)
         if error:
             raise TablebaseError(error)
         self._stack[0] = row
@@ -1405,11 +1420,12 @@ class Tablebase:
         return ProbeResult(_value_name(best), abs(best) - 1 if best else 0,
                            [Move(int(self._moves[i])).uci() for i in keep], [codes[i] for i in keep])
 
-    def probe(self, game) -> ProbeResult:
-        """Probe a `Game`'s current position."""
+    def probe(self, game, wait: bool = True) -> ProbeResult:
+        """Probe a `Game`'s current position; without `wait`, TablebaseError(NOT_READ) while
+        the tables it needs are still being read in the background (a player's clock runs)."""
         if table_variant(game.variant) != self.variant:
             raise TablebaseError(f"tables are for {self.variant}, game is {game.variant}")
-        return self.probe_row(game._row().copy())
+        return self.probe_row(game._row().copy(), wait)
 
     def probe_fen(self, fen: str) -> ProbeResult:
         from .fen import parse_fen
@@ -1436,7 +1452,7 @@ def _reachable_materials(counts: list[int]) -> list[Material]:
             if any(c < 6 for c in option) and any(c >= 6 for c in option):
                 material = Material(option).canonical()
                 changes = total - size + promotions
-                if changes and changes < found.get(material, 99):
+                if changes < found.get(material, 99):
                     found[material] = changes
     return sorted(found, key=lambda m: (found[m], -m.pieces, m.name))[:SEARCH_TABLES]
 

@@ -448,6 +448,18 @@ def test_search_plays_table_move(tables):
     expected = tb.probe(game)
     searcher = Searcher(hash_mb=1)
     searcher.tablebase_path = str(tables)
+    fresh = tablebase.Tablebase("antichess", tables)
+    with pytest.raises(tablebase.TablebaseError, match=tablebase.NOT_READ):
+        fresh.probe(game, wait=False)  # a player's probe does not wait for the disk
+    while fresh._loader.is_alive():
+        time.sleep(0.02)
+    assert fresh.probe(game, wait=False) == expected
+    first = searcher.search(game, Limits(movetime=0.2))  # never waits for the disk: asks for the tables
+    assert first.best_move in game.legal_moves()
+    shared = tablebase.open_tablebase("antichess", str(tables))
+    deadline = time.monotonic() + 60
+    while shared._loader is not None and shared._loader.is_alive() and time.monotonic() < deadline:
+        time.sleep(0.05)
     infos = []
     result = searcher.search(game, Limits(movetime=0.2), infos.append)
     assert result.best_move.uci() == expected.moves[0]
@@ -587,12 +599,17 @@ def test_timed_search_probes_in_the_tree_and_reports_tbhits(tables):
     assert searcher.search(Game("antichess", fen), Limits(movetime=0.2)).info.tbhits == 0
 
 
-def test_tables_reachable_from_a_position_nearest_first(tables):
+def test_tables_reachable_from_a_position_nearest_first(tables, monkeypatch):
     """The search asks for the tables of materials the game can reach by captures and
     promotions, those one change away first, colour-reversed twins as one table."""
+    assert len(tablebase.Tablebase("antichess", tables).reachable(
+        Game("antichess", "8/2p5/8/3k4/8/8/8/R3N3 w - - 0 1")._row())) == tablebase.SEARCH_TABLES
+    monkeypatch.setattr(tablebase, "SEARCH_TABLES", 64)
     tb = tablebase.Tablebase("antichess", tables)
     game = Game("antichess", "8/2p5/8/3k4/8/8/8/R3N3 w - - 0 1")  # RN against KP
     reached = tb.reachable(game._row())
+    assert reached[0] == tablebase.Material.parse("RNvKP").canonical()  # its own table first
+    reached = reached[1:]
     one_change = {tablebase.Material.parse(n).canonical() for n in
                   ["RvKP", "NvKP", "RNvK", "RNvP", "RNvKN", "RNvKB", "RNvKR", "RNvKQ", "RNvKK"]}
     assert set(reached[:len(one_change)]) == one_change
@@ -623,6 +640,19 @@ def test_probes_within_a_small_memory_bound(tables, monkeypatch):
     row = Game("antichess", "8/2p5/8/3k4/8/8/8/R3N3 w - - 0 1")._row()
     limit, tdesc, keymap, buf = bounded.search_tables(row, wait=True)
     assert limit[0] == tablebase.MAX_PIECES and bounded._used * 2 <= tablebase.SEARCH_MEMORY
+
+
+def _search_when_read(searcher, game, tables):
+    """A timed search once the background thread has read the tables the position needs
+    (the first search asks for them and does not wait)."""
+    from engine.searcher import Limits
+
+    searcher.search(game, Limits(movetime=0.05))
+    shared = tablebase.open_tablebase("antichess", str(tables))
+    deadline = time.monotonic() + 60
+    while shared._loader is not None and shared._loader.is_alive() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return searcher.search(game, Limits(movetime=0.1))
 
 
 def test_a_table_win_resets_the_clock_before_the_fifty_move_rule(tables):
@@ -656,10 +686,10 @@ def test_a_table_win_resets_the_clock_before_the_fifty_move_rule(tables):
 
         if probe.value != "win" or zeroing(probe.moves[0]) or not any(zeroing(t) for t in probe.moves):
             continue
-        fresh = searcher.search(game, Limits(movetime=0.1))
+        fresh = _search_when_read(searcher, game, tables)
         assert fresh.best_move.uci() == probe.moves[0]
         late = Game("antichess", fen.replace(" 0 1", " 97 60"))
-        played = searcher.search(late, Limits(movetime=0.1)).best_move.uci()
+        played = _search_when_read(searcher, late, tables).best_move.uci()
         assert played == next(t for t in probe.moves if zeroing(t))
         found += 1
         if found == 5:

@@ -1341,7 +1341,12 @@ class Tablebase:
         `wait` reads them first.  limit[0] is MAX_PIECES, or 0 when no table is loaded."""
         wanted = []  # nearest first, as many as SEARCH_MEMORY holds
         room = SEARCH_MEMORY // 2
-        for material in self.reachable(row):
+        reachable = self.reachable(row)
+        own = _own_material(row)
+        if own is not None:  # what the root probe needs comes first, whatever the bound on the rest
+            first = [own] + dependencies(own)
+            reachable = first + [m for m in reachable if m not in first]
+        for material in reachable:
             if material.size <= room:
                 wanted.append(self.registry.tid[material])
                 room -= material.size
@@ -1367,7 +1372,7 @@ class Tablebase:
     def _request(self, tids: list[int]) -> None:
         """Have the background thread read `tids` next (before what it was asked earlier).
         Call with the lock held."""
-        self._wanted = (list(tids) + [t for t in self._wanted if t not in tids])[:SEARCH_TABLES]
+        self._wanted = (list(tids) + [t for t in self._wanted if t not in tids])[:2 * SEARCH_TABLES]
         if self._loader is None or not self._loader.is_alive():
             self._loader = threading.Thread(target=self._load_wanted, name="tablebase-loader", daemon=True)
             self._loader.start()
@@ -1431,6 +1436,14 @@ class Tablebase:
         from .fen import parse_fen
 
         return self.probe_row(parse_fen(fen, self.rules))
+
+def _own_material(row: np.ndarray) -> Material | None:
+    """The canonical material of the position `row` when a table can hold it, else None."""
+    codes = [c for c in range(12) for _ in range(int(row[(c // 6) * 8 + c % 6]).bit_count())]
+    if not 2 <= len(codes) <= MAX_PIECES or not any(c < 6 for c in codes) or not any(c >= 6 for c in codes):
+        return None
+    return Material(tuple(codes)).canonical()
+
 
 def _reachable_materials(counts: list[int]) -> list[Material]:
     """`Tablebase.reachable` for the piece counts per code (colour * 6 + type)."""

@@ -655,6 +655,23 @@ def _search_when_read(searcher, game, tables):
     return searcher.search(game, Limits(movetime=0.1))
 
 
+def test_root_tables_kept_beyond_the_search_bound(tables, monkeypatch):
+    """The tables the root probe needs (its own and those one move away) are read and kept
+    even when the search asks for fewer tables than that (a bound of 3 here): the second
+    timed search plays from the tables (a first version dropped them again at every search,
+    and won 4-piece positions were drawn by repetition)."""
+    from engine.searcher import Searcher
+
+    monkeypatch.setattr(tablebase, "SEARCH_TABLES", 3)
+    monkeypatch.setattr(tablebase, "_OPEN", {})
+    game = Game("antichess", "8/8/8/8/8/8/4P3/k7 w - - 0 1")
+    expected = tablebase.Tablebase("antichess", tables).probe(game)
+    searcher = Searcher(hash_mb=1)
+    searcher.tablebase_path = str(tables)
+    result = _search_when_read(searcher, game, tables)
+    assert result.best_move.uci() == expected.moves[0] and result.info.tbhits == 1
+
+
 def test_a_table_win_resets_the_clock_before_the_fifty_move_rule(tables):
     """The tables count plies to the end of the game and know no fifty-move rule: when the
     quickest win would meet it, the engine plays the quickest winning move that resets the

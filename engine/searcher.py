@@ -515,7 +515,7 @@ class Searcher:
         if tb is None:
             return None
         try:
-            probe = tb.probe(game, wait=False)  # never wait for the disk on the clock
+            probe = tb.probe(game, wait=self._can_wait_for_tables(tb, game, limits))
         except tablebase.TablebaseError:
             return None
         if not probe.moves:
@@ -538,6 +538,16 @@ class Searcher:
             while not self.control[kernels.CONTROL_STOP]:
                 time.sleep(0.005)  # "go infinite" must wait for stop before answering
         return SearchResult(move, None, info)
+
+    def _can_wait_for_tables(self, tb, game: Game, limits: Limits) -> bool:
+        """Whether the root probe may read its tables from disk now: in analysis, or when
+        reading them takes at most 40% of the clock (every later move of the ending is then
+        answered at once); otherwise the background thread reads them and this move is searched."""
+        if limits.infinite:
+            return True
+        clock = limits.movetime if limits.movetime is not None else (
+            limits.wtime if game.turn == "white" else limits.btime)
+        return clock is not None and tb.unread_seconds(game._row()) <= 0.4 * max(0.0, clock - limits.overhead)
 
     def _proof_stage(self, game: Game, legal: list[Move], budget: int, started: float) -> SearchResult | None:
         """Prove a win (returned as the result), else exclude root moves proven to lose."""

@@ -1250,18 +1250,12 @@ class Tablebase:
             return f"{pieces} pieces (tables hold at most {MAX_PIECES})"
         if int(row[P_CASTLE]):
             return "castling rights"
-        codes = []
-        for color in (0, 1):
-            for t in range(6):
-                codes += [color * 6 + t] * int(row[color * 8 + t]).bit_count()
-        if len(codes) < 2 or not any(c < 6 for c in codes) or not any(c >= 6 for c in codes):
-            return None
-        material = Material(tuple(sorted(codes))).canonical()
-        if material in self._ready:
+        material = _own_material(row)
+        if material is None or material in self._ready:  # a game over, or ready
             return None
         with self._lock:
             tids = [self.registry.tid[table] for table in [material] + dependencies(material)]
-            unread = [t for t in tids if t not in self._placed and t not in self._tables and t not in self._missing]
+            unread = self._unread(tids)
             if unread and not wait:
                 if not table_path(self.directory, self.variant, material).exists():
                     return f"table {material.name} not found in {self.directory / self.variant}"
@@ -1281,9 +1275,12 @@ class Tablebase:
         if own is None:
             return 0.0
         with self._lock:
-            return 1e-8 * sum(m.size for m in [own] + dependencies(own)
-                              if self.registry.tid[m] not in self._placed and self.registry.tid[m] not in self._tables
-                              and self.registry.tid[m] not in self._missing)
+            tids = self._unread([self.registry.tid[m] for m in [own] + dependencies(own)])
+            return 1e-8 * sum(self.registry.tables[t].size for t in tids)
+
+    def _unread(self, tids: list[int]) -> list[int]:
+        """Those of `tids` neither in the buffer nor read, nor known to be missing."""
+        return [t for t in tids if t not in self._placed and t not in self._tables and t not in self._missing]
 
     def _make_room(self, tids: list[int]) -> None:
         """Empty the buffer, keeping those of `tids` already in it, when placing the others

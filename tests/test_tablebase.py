@@ -303,6 +303,13 @@ def _random_positions(material: tablebase.Material, count: int, seed: int):
     return out
 
 
+def _wait_for_reading(tb, seconds: float = 60) -> None:
+    """Until `tb`'s background thread has read every table it was asked for (or `seconds`)."""
+    deadline = time.monotonic() + seconds
+    while tb._loader is not None and tb._loader.is_alive() and time.monotonic() < deadline:
+        time.sleep(0.02)
+
+
 def _check_against_python_chess(variant, tb, fens):
     """Each position's value and distance equal the best over its python-chess successors,
     each valued by the tables (finished positions by python-chess itself)."""
@@ -451,15 +458,11 @@ def test_search_plays_table_move(tables):
     fresh = tablebase.Tablebase("antichess", tables)
     with pytest.raises(tablebase.TablebaseError, match=tablebase.NOT_READ):
         fresh.probe(game, wait=False)  # a player's probe does not wait for the disk
-    while fresh._loader.is_alive():
-        time.sleep(0.02)
+    _wait_for_reading(fresh)
     assert fresh.probe(game, wait=False) == expected
     first = searcher.search(game, Limits(movetime=0.2))  # never waits for the disk: asks for the tables
     assert first.best_move in game.legal_moves()
-    shared = tablebase.open_tablebase("antichess", str(tables))
-    deadline = time.monotonic() + 60
-    while shared._loader is not None and shared._loader.is_alive() and time.monotonic() < deadline:
-        time.sleep(0.05)
+    _wait_for_reading(tablebase.open_tablebase("antichess", str(tables)))
     infos = []
     result = searcher.search(game, Limits(movetime=0.2), infos.append)
     assert result.best_move.uci() == expected.moves[0]
@@ -586,10 +589,7 @@ def test_timed_search_probes_in_the_tree_and_reports_tbhits(tables):
     searcher = Searcher(hash_mb=4)
     searcher.tablebase_path = str(tables)
     searcher.search(Game("antichess", fen), Limits(movetime=0.05))  # asks for the tables
-    tb = tablebase.open_tablebase("antichess", str(tables))
-    deadline = time.monotonic() + 60
-    while tb._loader is not None and tb._loader.is_alive() and time.monotonic() < deadline:
-        time.sleep(0.05)  # the background thread reads them
+    _wait_for_reading(tablebase.open_tablebase("antichess", str(tables)))  # the background thread reads them
     infos = []
     result = searcher.search(Game("antichess", fen), Limits(movetime=1.0, proof=False), infos.append)
     assert result.best_move is not None and max(info.tbhits for info in infos) > 0
@@ -648,10 +648,7 @@ def _search_when_read(searcher, game, tables):
     from engine.searcher import Limits
 
     searcher.search(game, Limits(movetime=0.05))
-    shared = tablebase.open_tablebase("antichess", str(tables))
-    deadline = time.monotonic() + 60
-    while shared._loader is not None and shared._loader.is_alive() and time.monotonic() < deadline:
-        time.sleep(0.02)
+    _wait_for_reading(tablebase.open_tablebase("antichess", str(tables)))
     return searcher.search(game, Limits(movetime=0.1))
 
 

@@ -225,6 +225,14 @@ def _tablebase(args: argparse.Namespace) -> int:
                     from tqdm import tqdm
 
                     bar = tqdm(total=event["total_positions"], unit="pos", unit_scale=True, leave=False)
+            elif event["event"] == "dtz":
+                if event["pending"]:
+                    print(f"{event['pending']} DTZ companions to build (wins longer than "
+                          f"{tablebase.DTZ_FROM_PLIES} plies), {event['total_positions']} positions",
+                          file=sys.stderr, flush=True)
+                if bar is not None:
+                    bar.total += event["total_positions"]
+                    bar.refresh()
             elif event["event"] == "progress" and bar is not None:
                 bar.update(event["positions"])
             elif event["event"] == "table" and not event["skipped"]:
@@ -233,11 +241,12 @@ def _tablebase(args: argparse.Namespace) -> int:
                 done["tables"] += 1
                 done["seconds"] += header["scan_seconds"]
                 seconds = header["build_seconds"]
-                line = (f"{header['material']}: {header['size']} positions in {seconds:.2f} s "
+                name = header["material"] + (" (DTZ)" if header.get("metric") == "dtz" else "")
+                line = (f"{name}: {header['size']} positions in {seconds:.2f} s "
                         f"({int(header['size'] / seconds) if seconds else 0} positions/s; scan "
                         f"{header['positions_per_second']} positions/s), {header['file_bytes']} bytes")
                 if bar is not None:
-                    bar.set_postfix_str(header["material"], refresh=False)
+                    bar.set_postfix_str(name, refresh=False)
                 else:
                     print(line, file=sys.stderr, flush=True)
 

@@ -7,8 +7,10 @@
 Positions come from the 4-piece antichess tables in DIR (default: the engine's table
 folder; build them first with `antichess tablebase build --variant antichess --pieces 4`):
 
-- won: the longest win of each table (side to move wins; the first such index), the
-  `--won` tables with the longest of these, each once: our engine moves first;
+- won: the longest win of each table (side to move wins; the first such index) among the
+  wins the fifty-move rule allows (a table's DTZ companion marks the others: they are
+  draws against the best defence), the `--won` tables with the longest of these, each
+  once: our engine moves first;
 - drawn: `--drawn` tables drawn at random (seeded), in each a random drawn position in
   which the side to move has at least one losing move (a draw that can be thrown away);
   our engine plays the side to move in the first half and the other side in the second.
@@ -54,12 +56,26 @@ def _four_piece(directory: Path) -> list[tablebase.Material]:
             and tablebase.table_path(directory, VARIANT, m).exists()]
 
 
+def _winnable(directory: Path, material: tablebase.Material, codes: np.ndarray) -> np.ndarray:
+    """`codes` with every win the fifty-move rule draws (by the table's DTZ companion, when
+    it has one) set to 0: such a position cannot be won against the best defence."""
+    companion = tablebase.table_path(directory, VARIANT, material, "dtz")
+    if not companion.exists():
+        return codes
+    _, dtz = tablebase.read_table(companion)
+    return np.where((codes > 0) & (dtz.astype(np.int32) >= tablebase.CURSED), 0, codes)
+
+
 def won_positions(directory: Path, count: int) -> list[tuple[str, str, int]]:
-    """(material, FEN, distance) of the `count` longest table wins, one per table."""
+    """(material, FEN, distance) of the `count` longest table wins that the fifty-move
+    rule allows, one per table."""
     candidates = []
     for material in _four_piece(directory):
         header = tablebase.read_header(tablebase.table_path(directory, VARIANT, material))
         longest = max(header["stats"][side]["longest_win"] for side in ("white", "black"))
+        if tablebase.table_path(directory, VARIANT, material, "dtz").exists():
+            _, codes = tablebase.read_table(tablebase.table_path(directory, VARIANT, material))
+            longest = int(_winnable(directory, material, codes).max()) - 1
         candidates.append((longest, material))
     candidates.sort(key=lambda item: (-item[0], item[1].name))
     chosen = []
@@ -67,7 +83,8 @@ def won_positions(directory: Path, count: int) -> list[tuple[str, str, int]]:
         if len(chosen) == count:
             break
         header, codes = tablebase.read_table(tablebase.table_path(directory, VARIANT, material))
-        index = int(np.argmax(codes))  # the largest code: the longest win for the side to move
+        codes = _winnable(directory, material, codes)
+        index = int(np.argmax(codes))  # the largest code: the longest allowed win for the side to move
         fen = _fen(material, index)
         if fen is None or Game(VARIANT, fen).outcome() is not None:
             continue

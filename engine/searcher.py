@@ -515,18 +515,14 @@ class Searcher:
         if tb is None:
             return None
         try:
-            probe = tb.probe(game, wait=self._can_wait_for_tables(tb, game, limits))
+            wait = self._can_wait_for_tables(tb, game, limits)
+            probe = tb.probe(game, wait=wait)
         except tablebase.TablebaseError:
             return None
         if not probe.moves:
             return None
         legal = {m.uci(): m for m in game.legal_moves()}
-        move = legal[probe.moves[0]]
-        if probe.value == "win" and game.rules.draw_rules and probe.distance + game.halfmove_clock >= FIFTY_MOVES - 2:
-            # The quickest win (the tables ignore the fifty-move rule) would meet the rule
-            # first: the quickest winning move that resets the clock comes first.  There are
-            # finitely many (each takes a piece or moves a pawn), so the win is only put off.
-            move = next((legal[text] for text in probe.moves if _resets_clock(game, legal[text])), move)
+        move = self._fifty_move_choice(tb, game, probe, legal, wait) or legal[probe.moves[0]]
         plies = abs(probe.codes[probe.moves.index(move.uci())]) - 1 if probe.value != "draw" else 0
         mate = None if probe.value == "draw" else (1 if probe.value == "win" else -1) * ((plies + 1) // 2)
         score = 0 if mate is None else (kernels.MATE - plies if mate > 0 else -kernels.MATE + plies)
@@ -538,6 +534,43 @@ class Searcher:
             while not self.control[kernels.CONTROL_STOP]:
                 time.sleep(0.005)  # "go infinite" must wait for stop before answering
         return SearchResult(move, None, info)
+
+    @staticmethod
+    def _fifty_move_choice(tb, game: Game, probe, legal: dict, wait: bool) -> Move | None:
+        """The move the fifty-move rule asks for instead of the tables' first (None: that one).
+
+        The DTM tables ignore the rule.  A win whose distance fits in what is left of the
+        clock is played by DTM (it ends the game in time, and stays within the clock all the
+        way).  A longer one follows the DTZ companion: among the winning moves, those that
+        keep a win the rule allows come first (a capture or pawn move into such a win, or a
+        move whose next capture or pawn move comes in time), then the fewest plies to the
+        next capture or pawn move, then the quickest win.  Without a companion, the quickest
+        winning move that resets the clock comes first (there are finitely many: each takes
+        a piece or moves a pawn).  A lost position prefers, longest loss first, the moves
+        after which the rule saves it: into a loss the companion marks saved, or with the
+        opponent's next capture or pawn move beyond the clock."""
+        if not game.rules.draw_rules or probe.value == "draw":
+            return None
+        clock = game.halfmove_clock
+        if probe.value == "win":
+            if probe.distance + clock <= FIFTY_MOVES - 2:
+                return None
+            winning = [legal[text] for text in probe.moves]
+            outcomes = tb.zeroing_plies(game, winning, wait)
+            if outcomes is None:
+                return next((move for move in winning if _resets_clock(game, move)), None)
+
+            def rank(i):
+                drawn, plies = outcomes[winning[i].uci()]
+                return (drawn or (plies > 1 and clock + plies > FIFTY_MOVES), plies, probe.codes[i])
+
+            return winning[min(range(len(winning)), key=rank)]
+        moves = [legal[text] for text in probe.moves]  # longest loss first
+        outcomes = tb.zeroing_plies(game, moves, wait)
+        if outcomes is None:
+            return None
+        return next((move for move in moves if outcomes[move.uci()][0]
+                     or (outcomes[move.uci()][1] > 1 and clock + outcomes[move.uci()][1] > FIFTY_MOVES)), None)
 
     def _can_wait_for_tables(self, tb, game: Game, limits: Limits) -> bool:
         """Whether the root probe may read its tables from disk now: in analysis, or when

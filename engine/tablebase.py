@@ -35,6 +35,18 @@ wins at d; a predecessor whose successors are all wins becomes a loss at one mor
 the longest); positions waiting for a known later distance sit in per-distance buckets.
 What stays open is a draw.
 
+DTZ companions.  A table with a win longer than DTZ_FROM_PLIES plies (40 of the 714
+antichess 4-piece-or-fewer tables) also gets `<material>.actz`: for each position the
+plies to the next capture or pawn move (or the end of the game) under the fifty-move
+rule, the winner heading for the next capture or pawn move, the loser putting it off.
+It is built by the same forward pass with every capture and pawn move counted as one
+ply out of the table (`_scan` with `zeroing`), solved once ignoring the rule and then
+again reading each capture or pawn move's result from the companions below (a win the
+rule draws counting as a draw), until the pawn moves inside the table settle; a
+position whose allowed distance would pass 100 plies, or whose win only goes through
+such positions, is stored as CURSED + the distance ignoring the rule (see `_dtz_codes`).
+At the root, a win too long for the clock is played by the companion (engine.searcher).
+
 Files.  `<dir>/<variant>/<material>.actb`: the magic `ACTB`, a 4-byte header length, a
 JSON header (format version, rule set, material, piece slots, size, build seconds,
 statistics), then the table's codes compressed with lzma (xz).  Format 2 (written now)
@@ -76,6 +88,9 @@ MAGIC = b"ACTB"
 MAX_PIECES = 4
 SEARCH_MEMORY = 1 << 30  # bytes of tables (int16 codes) a Tablebase holds for the search at most
 SEARCH_TABLES = 24  # tables a search from one position asks for at most, nearest first
+FIFTY_MOVE_PLIES = 100  # plies without a capture or pawn move that draw (rule sets with draw rules)
+CURSED = 1000  # DTZ companions: |code| >= CURSED marks a win the fifty-move rule draws (a loss it saves)
+DTZ_FROM_PLIES = 98  # a table whose longest win is longer gets a DTZ companion (`needs_dtz`)
 SEARCH_FROM_PIECES = 6  # a search from more pieces asks for no tables (it seldom reaches them)
 NOT_READ = "tables not read yet"  # a probe that would have to wait for the disk
 INVALID = -32768
@@ -452,7 +467,7 @@ def _moved_index(tid, stm, squares, origin, target, moved, tdesc, geo):
 
 @table_kernel
 def _scan(tid, lo, hi, rules, tdesc, keymap, geo, buf, stack, mlist, work, squares, moved, successors,
-          st, dist, cnt, extwin, extloss, hasdraw, edges, state):
+          st, dist, cnt, extwin, extloss, hasdraw, edges, state, zeroing):
     """Forward pass over indexes [lo, hi) of table `tid`: classify each position (st: 0
     open, 1 win, 2 loss, 3 draw, 4 invalid), value its successors outside the table, and
     append the index of each successor inside it to `edges` (so the successors of p
@@ -468,8 +483,15 @@ def _scan(tid, lo, hi, rules, tdesc, keymap, geo, buf, stack, mlist, work, squar
     passant, a capture that ends the game) is made with `make_move` and valued by
     `_successor_value`.  state[0] is the edge count, state[1] counts successors no table
     could value (an error).  Returns the index where it stopped: hi, or earlier when
-    `edges` is nearly full."""
+    `edges` is nearly full.
+
+    With `zeroing` set (the DTZ pass), every capture and pawn move counts as a move out of
+    the table at distance 1 whatever its value's distance (a pawn move that stays in the
+    table takes its value from this table's own DTM codes, held in `buf` at table `tid`'s
+    offset), and only the other moves are edges: the solved distance is then the plies to
+    the next capture or pawn move (or the end of the game)."""
     capacity = edges.shape[0]
+    own = tdesc[tid, 0]
     slot_size = tdesc[tid, 3]
     n_slots = tdesc[tid, 1]
     region = 1 if tdesc[tid, 2] else 0  # geo row: slot 0's index, -1 off its triangle / half
@@ -515,6 +537,7 @@ def _scan(tid, lo, hi, rules, tdesc, keymap, geo, buf, stack, mlist, work, squar
             origin = move & 63
             target = (move >> 6) & 63
             k = slot_of[origin]
+            pawn_move = zeroing != 0 and tdesc[tid, 4 + k] % 6 == 0
             if (move & NOT_PLAIN) == PLAIN:
                 delta = place[k]
                 if delta and k:
@@ -539,15 +562,18 @@ def _scan(tid, lo, hi, rules, tdesc, keymap, geo, buf, stack, mlist, work, squar
                     edges[e] = after * slot_size + index
                 else:
                     edges[e] = _moved_index(tid, after, squares, origin, target, moved, tdesc, geo)
-                e += 1
-                inside += 1
-                continue
+                if not pawn_move:
+                    e += 1
+                    inside += 1
+                    continue
             code = np.int64(INVALID)
             index = np.int64(-1)
             into = np.int64(-1)
             v = np.int64(MAX_PIECES)
             t = np.int64(0)
-            if (move & KIND_BITS) == PLAIN:
+            if (move & NOT_PLAIN) == PLAIN:  # a pawn's quiet step in the DTZ pass: its index is in edges[e]
+                code = np.int64(buf[own + edges[e]])
+            elif (move & KIND_BITS) == PLAIN:
                 v = slot_of[target] if move & CAPTURE_FLAG else MAX_PIECES
                 t = (move >> 12) & 7
                 into = successors[k, v, t, 0]
@@ -565,6 +591,9 @@ def _scan(tid, lo, hi, rules, tdesc, keymap, geo, buf, stack, mlist, work, squar
                     # a quiet move without promotion stays in this table, in its colour frame
                     code = np.int64(0)
                     index = _index_in(stack, np.int64(1), tid, np.int64(0), tdesc, geo, work)
+                    if pawn_move:  # a double step: in the DTZ pass, valued from this table's DTM codes
+                        code = np.int64(buf[own + index])
+                        index = np.int64(-1)
                 else:
                     code, index = _successor_value(stack, 1, rules, mlist, tdesc, keymap, geo, buf, work, tid)
             if index >= 0:
@@ -576,6 +605,8 @@ def _scan(tid, lo, hi, rules, tdesc, keymap, geo, buf, stack, mlist, work, squar
                 state[1] += 1
                 continue
             mine = _negate(code)
+            if zeroing != 0 and mine != 0:
+                mine = np.int64(2) if mine > 0 else np.int64(-2)  # a capture or pawn move: distance 1
             if mine > 0:
                 if mine - 1 < extwin[p]:
                     extwin[p] = mine - 1
@@ -804,8 +835,17 @@ def table_variant(variant: str) -> str:
     return TABLE_VARIANTS[name]
 
 
-def table_path(directory, variant: str, material: Material) -> Path:
-    return Path(directory) / table_variant(variant) / f"{material.name}.actb"
+def table_path(directory, variant: str, material: Material, metric: str = "dtm") -> Path:
+    """The file of `material`'s table: `.actb` for the DTM table, `.actz` for its DTZ companion."""
+    suffix = {"dtm": "actb", "dtz": "actz"}[metric]
+    return Path(directory) / table_variant(variant) / f"{material.name}.{suffix}"
+
+
+def needs_dtz(header: dict) -> bool:
+    """Whether a DTM table (by its header) gets a DTZ companion: some win in it is longer
+    than DTZ_FROM_PLIES, so a win played by DTM alone could meet the fifty-move rule even
+    from a clock just reset."""
+    return any((header["stats"][side]["longest_win"] or 0) > DTZ_FROM_PLIES for side in ("white", "black"))
 
 
 def valid_mask(material: Material) -> np.ndarray:
@@ -911,13 +951,13 @@ def read_table(path: Path) -> tuple[dict, np.ndarray]:
     return header, codes
 
 
-def _valid_table(path: Path, variant: str, material: Material) -> bool:
+def _valid_table(path: Path, variant: str, material: Material, metric: str = "dtm") -> bool:
     try:
         header = read_header(path)
     except (OSError, ValueError):
         return False
     return (header.get("format") in READABLE_FORMATS and header.get("variant") == variant
-            and header.get("material") == material.name)
+            and header.get("material") == material.name and header.get("metric", "dtm") == metric)
 
 
 # ---------------------------------------------------------------------------------------
@@ -998,19 +1038,22 @@ class Workspace:
 @uses_kernels
 def build_table(variant: str, material: Material, directory,
                 progress: Callable[[int], None] | None = None, chunk: int = 1 << 16,
-                loaded: dict | None = None, workspace: Workspace | None = None) -> dict:
+                loaded: dict | None = None, workspace: Workspace | None = None, metric: str = "dtm") -> dict:
     """Build one table (its dependencies must be on disk) and write it; returns its header.
     `progress(n)` is called with the number of positions just scanned; `loaded` caches the
-    codes of tables read (up to 3 pieces), `workspace` the working arrays of one thread."""
+    codes of tables read (up to 3 pieces), `workspace` the working arrays of one thread.
+    metric "dtz" builds the DTZ companion of a DTM table already on disk (`_dtz_codes`;
+    the companions of the tables it depends on must be built first) and writes it as `.actz`."""
+    if metric not in ("dtm", "dtz"):
+        raise ValueError(f"unknown metric {metric!r} (dtm or dtz)")
     ws = workspace if workspace is not None else Workspace()
     variant = table_variant(variant)
-    rules = get_rule_set(variant).to_array()
     started = time.perf_counter()
     deps = dependencies(material)
     registry = _Registry(deps + [material])
     parts = []
     offset = 0
-    for tid, dep in enumerate(deps):
+    for tid, dep in enumerate(deps + ([material] if metric == "dtz" else [])):
         codes = loaded.get(dep) if loaded is not None else None
         if codes is None:
             _, codes = read_table(table_path(directory, variant, dep))
@@ -1019,9 +1062,38 @@ def build_table(variant: str, material: Material, directory,
         registry.tdesc[tid, 0] = offset
         offset += codes.shape[0]
         parts.append(codes)
-    buf = np.concatenate(parts) if parts else np.zeros(1, dtype=np.int16)
-    del parts
-    current = np.int64(len(deps))
+    if metric == "dtm":
+        buf = np.concatenate(parts) if parts else np.zeros(1, dtype=np.int16)
+        del parts
+        codes, timing = _retrograde(variant, material, registry, buf, ws, progress, chunk, 0)
+        stats = table_stats(codes, material.slot_size)
+        distance = "plies to the end of the game"
+    else:
+        codes, timing = _dtz_codes(variant, material, registry, parts, deps, directory, ws, progress, chunk)
+        del parts
+        stats = _dtz_stats(codes, material.slot_size)
+        distance = ("plies to the next capture or pawn move, or to the end of the game, with the fifty-move "
+                    f"rule; wins it draws (and losses it saves) are stored as {CURSED} + that distance")
+    header = {
+        "format": FORMAT_VERSION, "variant": variant, "material": material.name, "metric": metric,
+        "codes": list(material.codes), "pieces": material.pieces, "pawnful": material.pawnful,
+        "size": material.size, "slot_size": material.slot_size, "distance": distance,
+        "rounds": timing["rounds"], "passes": timing["passes"], "scan_seconds": round(timing["scan"], 3),
+        "solve_seconds": round(timing["solve"], 3),
+        "positions_per_second": int(material.size * timing["passes"] / timing["scan"]) if timing["scan"] else 0,
+        "edges": timing["edges"], "stats": stats,
+    }
+    payload = encode_table(header, codes)
+    header["build_seconds"] = round(time.perf_counter() - started, 3)
+    header["file_bytes"] = write_table(table_path(directory, variant, material, metric), header, payload)
+    return header
+
+
+def _retrograde(variant, material, registry, buf, ws, progress, chunk, zeroing) -> tuple[np.ndarray, dict]:
+    """One forward pass (`_scan`) and one backward solve (`_solve`) of `material`, the last
+    table of `registry`, with the codes of the others in `buf`; (codes, timing)."""
+    rules = get_rule_set(variant).to_array()
+    current = np.int64(len(registry.tables) - 1)
     size = material.size
     st = ws.array("st", size, np.uint8, 0)
     dist = ws.array("dist", size, np.int16, 0)
@@ -1045,14 +1117,13 @@ def build_table(variant: str, material: Material, directory,
         while at < hi:
             at = int(_scan(current, np.int64(at), np.int64(hi), rules, registry.tdesc, registry.keymap, GEO,
                            buf, stack, mlist, work, squares, moved, successors, st, dist, cnt, extwin, extloss,
-                           hasdraw, edges, state))
+                           hasdraw, edges, state, np.int64(zeroing)))
             if at < hi:  # the edge array is nearly full: grow it
                 edges = np.concatenate([edges, np.empty(edges.shape[0] // 2, dtype=np.int32)])
                 ws.keep("edges", edges)
         scan_seconds += time.perf_counter() - t0
         if progress is not None:
             progress(hi - lo)
-    del buf
     if state[1]:
         raise RuntimeError(f"{material.name}: {int(state[1])} successors outside the tables")
     t0 = time.perf_counter()
@@ -1060,25 +1131,92 @@ def build_table(variant: str, material: Material, directory,
     offsets = ws.array("offsets", size + 1, np.int64, 0)
     preds = ws.array("preds", max(1, nedges), np.int32)
     _predecessors(cnt, edges, np.int64(nedges), offsets, preds)
-    del edges
     link = ws.array("link", size, np.int32)
     queue = ws.array("queue", size, np.int32)
     codes = np.empty(size, dtype=np.int16)
     rounds = int(_solve(st, dist, cnt, extwin, extloss, hasdraw, offsets, preds, link, queue, codes))
-    del offsets, preds, link, queue, st, dist, cnt, extwin, extloss, hasdraw
-    solve_seconds = time.perf_counter() - t0
-    header = {
-        "format": FORMAT_VERSION, "variant": variant, "material": material.name,
-        "codes": list(material.codes), "pieces": material.pieces, "pawnful": material.pawnful,
-        "size": size, "slot_size": material.slot_size, "distance": "plies to the end of the game",
-        "rounds": rounds, "scan_seconds": round(scan_seconds, 3), "solve_seconds": round(solve_seconds, 3),
-        "positions_per_second": int(size / scan_seconds) if scan_seconds else 0, "edges": nedges,
-        "stats": table_stats(codes, material.slot_size),
-    }
-    payload = encode_table(header, codes)
-    header["build_seconds"] = round(time.perf_counter() - started, 3)
-    header["file_bytes"] = write_table(table_path(directory, variant, material), header, payload)
-    return header
+    return codes, {"scan": scan_seconds, "solve": time.perf_counter() - t0, "rounds": rounds, "edges": nedges,
+                   "passes": 1}
+
+
+def _classes(codes: np.ndarray) -> np.ndarray:
+    """DTZ-companion codes as the fifty-move pass reads them: 2 a win the rule allows, -2 a
+    loss it does not save, 0 a draw or a win it draws (a loss it saves), INVALID kept."""
+    out = np.where((codes == 0) | (np.abs(codes.astype(np.int32)) >= CURSED), 0, 2 * np.sign(codes))
+    out = out.astype(np.int16)
+    out[codes == INVALID] = INVALID
+    return out
+
+
+def _dtz_codes(variant, material, registry, parts, deps, directory, ws, progress, chunk):
+    """The DTZ companion's codes of `material` (`parts`: the DTM codes of `deps`, then its own).
+
+    First the plain distance to zeroing: every capture and pawn move counts as one ply
+    whatever comes after it (the values equal the DTM table's, which is checked).  Then the
+    fifty-move rule: a position after a capture or pawn move is a win the rule allows only
+    if its own plain distance to zeroing, through such wins, is at most 100 plies.  That
+    pass reads each successor across a capture or pawn move as a win, a loss or (a win the
+    rule draws, or a loss it saves) a draw, from the companions of the tables it depends on
+    and, for pawn moves inside the table, from the previous pass over this table, repeated
+    until nothing changes (a pawn move cannot be undone, so this ends).  The codes are
+    those of that pass where its value is a win or loss within 100 plies; where it is not
+    (the rule draws a win that ignoring it is one), `CURSED` + the plain distance, signed."""
+    dtm = parts[-1]
+    timing = {"scan": 0.0, "solve": 0.0, "rounds": 0, "edges": 0, "passes": 0}
+
+    def run(buf):
+        codes, spent = _retrograde(variant, material, registry, buf, ws, progress, chunk, 1)
+        for key in ("scan", "solve"):
+            timing[key] += spent[key]
+        timing["rounds"] = max(timing["rounds"], spent["rounds"])
+        timing["edges"] = spent["edges"]
+        timing["passes"] += 1
+        return codes
+
+    plain = run(np.concatenate(parts))
+    differ = int(np.count_nonzero(np.sign(plain) != np.sign(dtm)))
+    if differ:
+        raise RuntimeError(f"{material.name}: the DTZ pass values {differ} positions unlike the DTM table")
+    classes = []
+    for dep, codes in zip(deps, parts):
+        companion = table_path(directory, variant, dep, "dtz")
+        if needs_dtz(read_header(table_path(directory, variant, dep))):
+            if not _valid_table(companion, variant, dep, "dtz"):
+                raise RuntimeError(f"{material.name}: build the DTZ companion of {dep.name} first")
+            codes = read_table(companion)[1]
+        classes.append(_classes(codes))
+    own = _classes(plain)
+    for _ in range(64):
+        ruled = run(np.concatenate(classes + [own]))
+        allowed = np.abs(ruled.astype(np.int32)) - 1 <= FIFTY_MOVE_PLIES
+        settled = np.where(allowed, ruled, 0).astype(np.int16)
+        settled[plain == INVALID] = INVALID
+        if np.any((np.sign(settled) != 0) & (np.sign(settled) != np.sign(plain))):
+            raise RuntimeError(f"{material.name}: the fifty-move pass turns a value around")
+        if not material.pawnful or np.array_equal(_classes(settled), own):
+            break
+        own = _classes(settled)
+    else:
+        raise RuntimeError(f"{material.name}: the fifty-move pass does not settle")
+    magnitude = CURSED + np.abs(plain.astype(np.int32))
+    codes = np.where(settled != 0, settled, np.sign(plain) * magnitude).astype(np.int16)
+    codes[plain == INVALID] = INVALID
+    return codes, timing
+
+
+def _dtz_stats(codes: np.ndarray, slot_size: int) -> dict:
+    """`table_stats` of a DTZ companion, wins the fifty-move rule draws counted apart
+    ("cursed_win", "blessed_loss"); longest_win: the longest allowed distance to zeroing."""
+    wide = codes.astype(np.int32)
+    ruled = np.where(np.abs(wide) >= CURSED, 0, wide).astype(np.int16)
+    ruled[codes == INVALID] = INVALID
+    out = table_stats(ruled, slot_size)
+    for side, name in ((0, "white"), (1, "black")):
+        part = wide[side * slot_size:(side + 1) * slot_size]
+        out[name]["cursed_win"] = int(np.count_nonzero(part >= CURSED))
+        out[name]["blessed_loss"] = int(np.count_nonzero((part <= -CURSED) & (part != INVALID)))
+        out[name]["draw"] -= out[name]["cursed_win"] + out[name]["blessed_loss"]
+    return out
 
 
 def closure(wanted) -> list[Material]:
@@ -1097,8 +1235,13 @@ def build(variant: str, pieces: int = 3, directory=None,
     """Build every table of 2..pieces pieces missing from `directory` (resumable); with
     `only` (material names), just those and the tables they depend on.
 
-    `callback(event)` receives dicts: {"event": "start", "total_positions", "tables"},
-    {"event": "progress", "positions"} and {"event": "table", "header", "skipped"}.
+    Then each table whose wins can outlast the fifty-move rule (`needs_dtz`) gets its DTZ
+    companion, when missing, in the same layer order (a companion reads the DTM tables and
+    the companions of the tables it depends on).
+
+    `callback(event)` receives dicts: {"event": "start", "total_positions", "tables",
+    "pending"}, {"event": "progress", "positions"}, {"event": "table", "header", "skipped"}
+    and, before the DTZ stage, {"event": "dtz", "total_positions", "pending"}.
     Returns the headers of the tables built now.
     """
     if not 2 <= pieces <= MAX_PIECES:
@@ -1115,6 +1258,7 @@ def build(variant: str, pieces: int = 3, directory=None,
     spare: list[Workspace] = []  # one per builder thread, reused from table to table
     lock = threading.Lock()
     workers = max(1, workers or os.cpu_count() or 1)
+    report = (lambda n: callback({"event": "progress", "positions": n})) if callback else None
     layers: dict[tuple[int, int], list[Material]] = {}
     for material in todo:  # a layer's tables depend only on earlier layers
         layers.setdefault((material.pieces, material.pawns), []).append(material)
@@ -1124,23 +1268,37 @@ def build(variant: str, pieces: int = 3, directory=None,
                 callback({"event": "table", "header": read_header(table_path(directory, variant, material)),
                           "skipped": True})
         work = [m for m in layers[layer] if m in pending]
-        report = (lambda n: callback({"event": "progress", "positions": n})) if callback else None
+        built += _build_all(variant, work, directory, workers, report, callback, loaded, spare, lock, "dtm")
+    companions = [m for m in todo if needs_dtz(read_header(table_path(directory, variant, m)))
+                  and not _valid_table(table_path(directory, variant, m, "dtz"), variant, m, "dtz")]
+    if callback:
+        callback({"event": "dtz", "pending": len(companions), "total_positions": sum(m.size for m in companions)})
+    for layer in sorted({(m.pieces, m.pawns) for m in companions}):  # a companion reads those of earlier layers
+        work = [m for m in companions if (m.pieces, m.pawns) == layer]
+        built += _build_all(variant, work, directory, workers, report, callback, loaded, spare, lock, "dtz")
+    return built
 
-        def one(material):
+
+def _build_all(variant, work, directory, workers, report, callback, loaded, spare, lock, metric) -> list[dict]:
+    """Build the tables `work` (independent of each other) side by side: the kernels
+    release the GIL.  `spare` holds the threads' reusable workspaces."""
+
+    def one(material):
+        with lock:
+            workspace = spare.pop() if spare else Workspace()
+        try:
+            return build_table(variant, material, directory, report, loaded=loaded, workspace=workspace,
+                               metric=metric)
+        finally:
             with lock:
-                workspace = spare.pop() if spare else Workspace()
-            try:
-                return build_table(variant, material, directory, report, loaded=loaded, workspace=workspace)
-            finally:
-                with lock:
-                    spare.append(workspace)
+                spare.append(workspace)
 
-        # the kernels release the GIL: tables of one layer build side by side
-        with ThreadPoolExecutor(max_workers=min(workers, max(1, len(work)))) as pool:
-            for header in pool.map(one, work):
-                built.append(header)
-                if callback:
-                    callback({"event": "table", "header": header, "skipped": False})
+    built = []
+    with ThreadPoolExecutor(max_workers=min(workers, max(1, len(work)))) as pool:
+        for header in pool.map(one, work):
+            built.append(header)
+            if callback:
+                callback({"event": "table", "header": header, "skipped": False})
     return built
 
 
@@ -1219,6 +1377,8 @@ class Tablebase:
         self._wanted: list[int] = []  # tables the background loader reads next, first first
         self._loader: threading.Thread | None = None
         self._reachable: dict[tuple, list[Material]] = {}  # by piece counts
+        self._dtz: dict[Material, np.ndarray | None] = {}  # DTZ companions read (None: not on disk)
+        self._dtz_reading: set[Material] = set()
 
     def available(self) -> list[str]:
         folder = self.directory / self.variant
@@ -1433,6 +1593,67 @@ class Tablebase:
         return ProbeResult(_value_name(best), abs(best) - 1 if best else 0,
                            [Move(int(self._moves[i])).uci() for i in keep], [codes[i] for i in keep])
 
+    def _dtz_table(self, material: Material, wait: bool) -> np.ndarray | None:
+        """The DTZ companion of `material`'s table (None when it has none).  Without `wait`,
+        one not read yet is read by a thread of its own and this call answers None."""
+        with self._lock:
+            if material in self._dtz:
+                return self._dtz[material]
+            if not wait:
+                if material not in self._dtz_reading:
+                    self._dtz_reading.add(material)
+                    threading.Thread(target=self._dtz_table, args=(material, True), daemon=True,
+                                     name="tablebase-dtz").start()
+                return None
+        try:
+            _, codes = read_table(table_path(self.directory, self.variant, material, "dtz"))
+        except (OSError, ValueError):
+            codes = None
+        with self._lock:
+            if len(self._dtz) >= 8:  # a few endings at a time
+                self._dtz.pop(next(iter(self._dtz)))
+            self._dtz[material] = codes
+            self._dtz_reading.discard(material)
+        return codes
+
+    @uses_kernels
+    def zeroing_plies(self, game, moves: list, wait: bool = True) -> dict | None:
+        """For each of `moves` (engine Moves, legal in `game`'s position), keyed by UCI text:
+        (drawn, plies).  plies: the plies to the next capture or pawn move when it is played
+        and both sides then follow the DTZ companion (1 for a capture or pawn move itself);
+        drawn: the position after it is a win the fifty-move rule draws, or a loss it saves
+        (read from its table's companion; a table without one has none).  None when the
+        position's own table has no companion (or, without `wait`, it is not read yet)."""
+        own = _own_material(game._row())
+        if own is None or self._dtz_table(own, wait) is None:
+            return None
+        out = {}
+        for move in moves:
+            zeroing = move.is_capture or game.piece_at(move.from_square) in ("P", "p")
+            game.push(move)
+            row = game._row().copy()
+            game.pop()
+            code = self._companion_code(row, wait)
+            drawn = abs(code) >= CURSED
+            distance = (abs(code) - CURSED if drawn else abs(code)) if code else 0
+            out[move.uci()] = (drawn, 1 if zeroing else distance)
+        return out
+
+    def _companion_code(self, row: np.ndarray, wait: bool) -> int:
+        """The DTZ-companion code of the position `row` (0 when its table has no companion,
+        or it is over or outside the tables)."""
+        material = _own_material(row)
+        if material is None or int(row[P_EP]) != NO_SQUARE:
+            return 0
+        dtz = self._dtz_table(material, wait)
+        if dtz is None:
+            return 0
+        tids, indexes = np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64)
+        _locate_many(row[None, :], self.registry.tdesc, self.registry.keymap, GEO, np.zeros(64, dtype=np.int64),
+                     tids, indexes)
+        code = int(dtz[indexes[0]]) if indexes[0] >= 0 else 0
+        return 0 if code == INVALID else code
+
     def probe(self, game, wait: bool = True) -> ProbeResult:
         """Probe a `Game`'s current position; without `wait`, TablebaseError(NOT_READ) while
         the tables it needs are still being read in the background (a player's clock runs)."""
@@ -1542,4 +1763,24 @@ def stats_markdown(variant: str, directory=None) -> str:
         scan = sum(h["scan_seconds"] for h in headers)
         lines.append(f"- {pieces} pieces: {len(headers)} tables, {positions} indexes, built in {seconds:.1f} s "
                      f"(generator {int(positions / scan) if scan else 0} positions/s), {size} bytes on disk")
+    companions = []
+    for material in materials(MAX_PIECES):
+        path = table_path(directory, variant, material, "dtz")
+        if path.exists():
+            header = read_header(path)
+            companions.append((material, header, path.stat().st_size))
+    if companions:
+        lines += ["", f"DTZ companions (fifty-move rule): {len(companions)}, "
+                      f"built in {sum(h['build_seconds'] for _, h, _ in companions):.1f} s, "
+                      f"{sum(b for _, _, b in companions)} bytes on disk", "",
+                  "| material | white to move: won / drawn / lost | white: wins drawn by the rule / losses saved "
+                  "| black to move: won / drawn / lost | black: wins drawn by the rule / losses saved "
+                  "| longest allowed distance to zeroing (plies) | passes | bytes |",
+                  "|---|---|---|---|---|---|---|---|"]
+        for material, header, size in companions:
+            w, b = header["stats"]["white"], header["stats"]["black"]
+            longest = max((x["longest_win"] or 0) for x in (w, b))
+            lines.append(f"| {material.name} | {w['win']} / {w['draw']} / {w['loss']} | {w['cursed_win']} / "
+                         f"{w['blessed_loss']} | {b['win']} / {b['draw']} / {b['loss']} | {b['cursed_win']} / "
+                         f"{b['blessed_loss']} | {longest} | {header['passes']} | {size} |")
     return "\n".join(lines)

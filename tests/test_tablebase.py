@@ -709,3 +709,233 @@ def test_a_table_win_resets_the_clock_before_the_fifty_move_rule(tables):
         if found == 5:
             break
     assert found == 5
+
+
+# ---------------------------------------------------------------------------------------
+# DTZ companions: plies to the next capture or pawn move
+
+
+DTZ_MATERIALS = ["KPvN", "BPvN", "NPvK"]
+
+
+@pytest.fixture(scope="module")
+def dtz_tables(tables, tmp_path_factory):
+    """A copy of the 2- and 3-piece tables with DTZ companions of DTZ_MATERIALS (built
+    directly: no 3-piece win is long enough for `build` to give them one)."""
+    import shutil
+
+    directory = tmp_path_factory.mktemp("dtz")
+    shutil.copytree(tables / "antichess", directory / "antichess")
+    for name in DTZ_MATERIALS:
+        header = tablebase.build_table("antichess", tablebase.Material.parse(name).canonical(), directory,
+                                       metric="dtz")
+        assert header["metric"] == "dtz" and (directory / "antichess" / f"{header['material']}.actz").exists()
+    return directory
+
+
+def _plies(code: int) -> int:
+    return abs(code) - 1 if code else 0
+
+
+def _index_in_table(tb, board):
+    game = Game("antichess", board.fen())
+    tids, indexes = np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64)
+    tablebase._locate_many(game._row().copy()[None, :], tb.registry.tdesc, tb.registry.keymap, tablebase.GEO,
+                           np.zeros(64, dtype=np.int64), tids, indexes)
+    return tb.registry.tables[int(tids[0])], int(indexes[0])
+
+
+def _check_companion(directory, names, limit, count):
+    """Random positions of each material's companion, checked with python-chess's moves
+    against the definition under a fifty-move rule of `limit` plies.  Each move leads to a
+    capture or pawn move (one ply) or to a position of the same table (one ply more than
+    its distance); its result counts for the mover as a win or loss the rule allows only
+    when the position after it is one (a table without companion has no others), else as
+    a draw.  A win the rule allows is the fewest plies over the moves into such wins, and
+    at most `limit`; a loss the rule allows has only moves into such wins, the most plies
+    over them, at most `limit`; any other position is 0 when the DTM table draws it, else
+    the DTM table's sign with a magnitude of at least CURSED.  Returns how many were checked."""
+    tb = tablebase.Tablebase("antichess", directory)
+    companions, dtms = {}, {}
+
+    def lookup(board):
+        material, index = _index_in_table(tb, board)
+        if material not in dtms:
+            dtms[material] = tablebase.read_table(tablebase.table_path(directory, "antichess", material))[1]
+            path = tablebase.table_path(directory, "antichess", material, "dtz")
+            companions[material] = tablebase.read_table(path)[1] if path.exists() else None
+        dtm = int(dtms[material][index])
+        companion = companions[material]
+        return dtm, (int(companion[index]) if companion is not None else None)
+
+    checked = 0
+    for name in names:
+        material = tablebase.Material.parse(name).canonical()
+        for fen in _random_positions(material, count, seed=11):
+            board = chess.variant.AntichessBoard(fen)
+            dtm, code = lookup(board)
+            assert code is not None
+            if _terminal(board) is not None:
+                assert code == _terminal(board), fen
+                continue
+            options = []  # (result for the mover under the rule: 1, -1, 0; plies)
+            for move in board.legal_moves:
+                zeroing = board.is_capture(move) or board.piece_type_at(move.from_square) == chess.PAWN
+                board.push(move)
+                terminal = _terminal(board)
+                if terminal is not None:
+                    options.append((-terminal, 1))
+                elif board.has_legal_en_passant():
+                    child = _code(tb.probe_fen(board.fen()))  # a double step: searched, never drawn by the rule
+                    options.append((-int(np.sign(child)), 1))
+                else:
+                    child_dtm, child = lookup(board)
+                    if child is None:
+                        child = child_dtm  # no companion: every win within the rule
+                    ruled = 0 if abs(child) >= tablebase.CURSED else -int(np.sign(child))
+                    options.append((ruled, 1 if zeroing else abs(child) - 1 + 1))
+                board.pop()
+            wins = [plies for result, plies in options if result > 0]
+            if wins and min(wins) <= limit:
+                assert code == min(wins) + 1, fen
+            elif all(result < 0 for result, _ in options) and max(p for _, p in options) <= limit:
+                assert code == -(max(p for _, p in options) + 1), fen
+            elif dtm == 0:
+                assert code == 0, fen
+            else:
+                assert np.sign(code) == np.sign(dtm) and abs(code) >= tablebase.CURSED, fen
+            checked += 1
+    return checked
+
+
+def test_dtz_companion_agrees_with_its_definition(dtz_tables):
+    """The companions of DTZ_MATERIALS, against `_check_companion` (100-ply rule: no
+    3-piece win is drawn by it), and their values against the DTM tables'."""
+    for name in DTZ_MATERIALS:
+        material = tablebase.Material.parse(name).canonical()
+        _, dtz = tablebase.read_table(tablebase.table_path(dtz_tables, "antichess", material, "dtz"))
+        _, dtm = tablebase.read_table(tablebase.table_path(dtz_tables, "antichess", material))
+        assert np.array_equal(np.sign(dtz), np.sign(dtm))
+    assert _check_companion(dtz_tables, DTZ_MATERIALS, 100, 400) > 1000
+
+
+def test_dtz_companion_under_a_short_fifty_move_rule(tmp_path, monkeypatch):
+    """With the rule shortened to 12 plies, `build` gives companions to every table with a
+    win longer than 10 plies; wins the rule draws and losses it saves appear, pass from
+    table to table across captures and pawn moves, and every sampled position of the
+    companions agrees with `_check_companion`."""
+    monkeypatch.setattr(tablebase, "FIFTY_MOVE_PLIES", 12)
+    monkeypatch.setattr(tablebase, "DTZ_FROM_PLIES", 10)
+    built = tablebase.build("antichess", 3, tmp_path, only=["BPvN", "KPvN"])
+    headers = {h["material"]: h for h in built if h["metric"] == "dtz"}
+    assert {"BPvN", "KPvN"} <= set(headers)
+    cursed = sum(h["stats"][side]["cursed_win"] + h["stats"][side]["blessed_loss"]
+                 for h in headers.values() for side in ("white", "black"))
+    assert cursed > 0
+    assert _check_companion(tmp_path, sorted(headers), 12, 150) > 100
+
+
+def _play_out(tb, fen: str, choose_win) -> tuple[str, int]:
+    """Play a won position to its end, the winner by `choose_win(game, probe, legal)`, the
+    loser by the move that puts the next capture or pawn move furthest off (then the
+    longest loss); returns (result for the winner, the highest halfmove clock seen)."""
+    game = Game("antichess", fen)
+    winner = game.turn
+    highest = game.halfmove_clock
+    while game.outcome() is None and game.halfmove_clock < 100:
+        probe = tb.probe(game)
+        legal = {m.uci(): m for m in game.legal_moves()}
+        if game.turn == winner:
+            assert probe.value == "win"
+            move = choose_win(game, probe, legal)
+        else:
+            zeroing = tb.zeroing_plies(game, [legal[t] for t in probe.moves])
+            if zeroing is None:  # a table without companion (its wins all fit in the rule)
+                move = legal[probe.moves[0]]
+            else:
+                move = legal[max(probe.moves, key=lambda t: zeroing[t][::-1])]
+        game.push(move)
+        highest = max(highest, game.halfmove_clock)
+    outcome = game.outcome()
+    if outcome is None:
+        return "fifty-move draw", highest
+    return ("win" if outcome.winner == winner else "not won"), highest
+
+
+def test_long_wins_follow_the_dtz_companion_within_the_fifty_move_rule(dtz_tables):
+    """From won positions whose quickest win would outlast the clock (distance + clock
+    over 98 plies) but whose DTZ fits in it, the engine's choice wins against the most
+    stubborn defence before the fifty-move rule, every time; quickest-win play (DTM only)
+    runs into the rule from some of the same positions."""
+    from engine.searcher import Searcher
+
+    tb = tablebase.Tablebase("antichess", dtz_tables)
+    material = tablebase.Material.parse("NPvK").canonical()
+    _, dtz = tablebase.read_table(tablebase.table_path(dtz_tables, "antichess", material, "dtz"))
+    _, dtm = tablebase.read_table(tablebase.table_path(dtz_tables, "antichess", material))
+    wide_dtm, wide_dtz = dtm.astype(np.int32), dtz.astype(np.int32)
+    long_wins = np.flatnonzero((wide_dtm > 0) & (wide_dtm - wide_dtz >= 20))  # quickest win 20 plies past DTZ
+    rng = random.Random(5)
+    engine_choice = lambda game, probe, legal: (Searcher._fifty_move_choice(tb, game, probe, legal, True)  # noqa: E731
+                                                or legal[probe.moves[0]])
+    quickest = lambda game, probe, legal: legal[probe.moves[0]]  # noqa: E731
+    played = drawn_by_dtm = 0
+    for index in rng.sample(list(long_wins), 30):
+        row = tablebase.decode_position("antichess", material, int(index))
+        clock = 100 - _plies(int(dtz[index]))  # just enough clock left for the DTZ path
+        fen = format_fen(row, get_rule_set("antichess")).replace(" 0 1", f" {clock} 80")
+        if Game("antichess", fen).outcome() is not None:
+            continue
+        result, highest = _play_out(tb, fen, engine_choice)
+        assert result == "win" and highest < 100, fen
+        drawn_by_dtm += _play_out(tb, fen, quickest)[0] != "win"
+        played += 1
+    assert played >= 25
+    assert drawn_by_dtm > 0
+
+
+def test_search_plays_the_dtz_move_late_in_the_clock(dtz_tables, monkeypatch):
+    """Through a timed search: a long win late in the clock is played by the companion
+    (the winning move with the fewest plies to a capture or pawn move); early in the
+    clock, the quickest win."""
+    from engine.searcher import Searcher
+
+    monkeypatch.setattr(tablebase, "_OPEN", {})
+    tb = tablebase.Tablebase("antichess", dtz_tables)
+    searcher = Searcher(hash_mb=1)
+    searcher.tablebase_path = str(dtz_tables)
+    material = tablebase.Material.parse("NPvK").canonical()
+    _, dtm = tablebase.read_table(tablebase.table_path(dtz_tables, "antichess", material))
+    _, dtz = tablebase.read_table(tablebase.table_path(dtz_tables, "antichess", material, "dtz"))
+    wide_dtm, wide_dtz = dtm.astype(np.int32), dtz.astype(np.int32)
+    found = 0
+    for index in np.flatnonzero((wide_dtm > 0) & (wide_dtm - wide_dtz >= 20))[::37]:
+        fen = format_fen(tablebase.decode_position("antichess", material, int(index)), get_rule_set("antichess"))
+        game = Game("antichess", fen)
+        probe = tb.probe(game)
+        legal = {m.uci(): m for m in game.legal_moves()}
+        zeroing = {t: plies for t, (_, plies) in tb.zeroing_plies(game, [legal[t] for t in probe.moves]).items()}
+        fastest = min(zeroing.values())
+        if zeroing[probe.moves[0]] == fastest:
+            continue  # the quickest win is also the quickest to a capture or pawn move
+        assert _search_when_read(searcher, game, dtz_tables).best_move.uci() == probe.moves[0]
+        late = Game("antichess", fen.replace(" 0 1", " 80 60"))
+        played = _search_when_read(searcher, late, dtz_tables).best_move.uci()
+        assert zeroing[played] == fastest and played in probe.moves
+        found += 1
+        if found == 3:
+            break
+    assert found == 3
+
+
+def test_build_adds_dtz_companions_to_long_wins_only(tmp_path, monkeypatch):
+    """`build` gives a DTZ companion to each table with a win longer than DTZ_FROM_PLIES,
+    and to no other; a second build has nothing left to do."""
+    monkeypatch.setattr(tablebase, "DTZ_FROM_PLIES", 20)
+    built = tablebase.build("antichess", 3, tmp_path, only=["KPvN"])
+    dtz = {h["material"] for h in built if h["metric"] == "dtz"}
+    long = {h["material"] for h in built if h["metric"] == "dtm" and tablebase.needs_dtz(h)}
+    assert dtz == long and dtz and len(dtz) < len(built) - len(dtz)
+    for name in dtz:
+        assert (tmp_path / "antichess" / f"{name}.actz").exists()
+    assert tablebase.build("antichess", 3, tmp_path, only=["KPvN"]) == []

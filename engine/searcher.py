@@ -565,6 +565,8 @@ class Searcher:
                 return (drawn or (plies > 1 and clock + plies > FIFTY_MOVES), plies, probe.codes[i])
 
             return winning[min(range(len(winning)), key=rank)]
+        if probe.distance + clock <= FIFTY_MOVES - 2:
+            return None  # the loss comes before the rule could save it
         moves = [legal[text] for text in probe.moves]  # longest loss first
         outcomes = tb.zeroing_plies(game, moves, wait)
         if outcomes is None:

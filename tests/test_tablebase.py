@@ -939,3 +939,20 @@ def test_build_adds_dtz_companions_to_long_wins_only(tmp_path, monkeypatch):
     for name in dtz:
         assert (tmp_path / "antichess" / f"{name}.actz").exists()
     assert tablebase.build("antichess", 3, tmp_path, only=["KPvN"]) == []
+
+
+def test_unread_estimate_counts_the_companion_and_follows_the_reads(dtz_tables):
+    """The root probe's wait estimate counts every table still to read, the DTZ companion
+    included, at the running seconds per entry, which the reads themselves update."""
+    tb = tablebase.Tablebase("antichess", dtz_tables)
+    material = tablebase.Material.parse("NPvK").canonical()
+    game = Game("antichess", "8/8/8/8/8/2P5/8/1k3N2 w - - 0 1")
+    assert tablebase._own_material(game._row()) == material
+    tables = [material] + tablebase.dependencies(material)
+    entries = sum(m.size for m in tables) + material.size  # the companion too
+    assert tb.unread_seconds(game._row()) == pytest.approx(tablebase.SECONDS_PER_ENTRY * entries)
+    tb.probe(game)
+    assert tb._seconds_per_entry != tablebase.SECONDS_PER_ENTRY  # the reads measured
+    assert tb.unread_seconds(game._row()) == pytest.approx(tb._seconds_per_entry * material.size)
+    tb.zeroing_plies(game, game.legal_moves())
+    assert tb.unread_seconds(game._row()) == 0

@@ -69,26 +69,29 @@ def _winnable(directory: Path, material: tablebase.Material, codes: np.ndarray) 
 def won_positions(directory: Path, count: int) -> list[tuple[str, str, int]]:
     """(material, FEN, distance) of the `count` longest table wins that the fifty-move
     rule allows, one per table."""
-    candidates = []
+    candidates = []  # (longest allowed win, material, its index when already read)
     for material in _four_piece(directory):
         header = tablebase.read_header(tablebase.table_path(directory, VARIANT, material))
         longest = max(header["stats"][side]["longest_win"] for side in ("white", "black"))
+        index = None
         if tablebase.table_path(directory, VARIANT, material, "dtz").exists():
             _, codes = tablebase.read_table(tablebase.table_path(directory, VARIANT, material))
-            longest = int(_winnable(directory, material, codes).max()) - 1
-        candidates.append((longest, material))
+            index = int(np.argmax(_winnable(directory, material, codes)))
+            longest = int(codes[index]) - 1
+        candidates.append((longest, material, index))
     candidates.sort(key=lambda item: (-item[0], item[1].name))
     chosen = []
-    for longest, material in candidates:
+    for longest, material, index in candidates:
         if len(chosen) == count:
             break
-        header, codes = tablebase.read_table(tablebase.table_path(directory, VARIANT, material))
-        codes = _winnable(directory, material, codes)
-        index = int(np.argmax(codes))  # the largest code: the longest allowed win for the side to move
+        if index is None:  # no companion: every win is allowed
+            _, codes = tablebase.read_table(tablebase.table_path(directory, VARIANT, material))
+            index = int(np.argmax(codes))  # the largest code: the longest win for the side to move
+            longest = int(codes[index]) - 1
         fen = _fen(material, index)
         if fen is None or Game(VARIANT, fen).outcome() is not None:
             continue
-        chosen.append((material.name, fen, int(codes[index]) - 1))
+        chosen.append((material.name, fen, longest))
     return chosen
 
 

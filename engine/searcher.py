@@ -552,27 +552,24 @@ class Searcher:
         if not game.rules.draw_rules or probe.value == "draw":
             return None
         clock = game.halfmove_clock
+        limit = tablebase.FIFTY_MOVE_PLIES
+        if probe.distance + clock <= limit - 2:
+            return None  # the game ends before the rule could draw it
+        moves = [legal[text] for text in probe.moves]  # a win: quickest first; a loss: longest first
+        outcomes = tb.zeroing_plies(game, moves, wait)
         if probe.value == "win":
-            if probe.distance + clock <= FIFTY_MOVES - 2:
-                return None
-            winning = [legal[text] for text in probe.moves]
-            outcomes = tb.zeroing_plies(game, winning, wait)
             if outcomes is None:
-                return next((move for move in winning if _resets_clock(game, move)), None)
+                return next((move for move in moves if _resets_clock(game, move)), None)
 
             def rank(i):
-                drawn, plies = outcomes[winning[i].uci()]
-                return (drawn or (plies > 1 and clock + plies > FIFTY_MOVES), plies, probe.codes[i])
+                drawn, plies = outcomes[moves[i].uci()]
+                return (drawn or (plies > 1 and clock + plies > limit), plies, probe.codes[i])
 
-            return winning[min(range(len(winning)), key=rank)]
-        if probe.distance + clock <= FIFTY_MOVES - 2:
-            return None  # the loss comes before the rule could save it
-        moves = [legal[text] for text in probe.moves]  # longest loss first
-        outcomes = tb.zeroing_plies(game, moves, wait)
+            return moves[min(range(len(moves)), key=rank)]
         if outcomes is None:
             return None
         return next((move for move in moves if outcomes[move.uci()][0]
-                     or (outcomes[move.uci()][1] > 1 and clock + outcomes[move.uci()][1] > FIFTY_MOVES)), None)
+                     or (outcomes[move.uci()][1] > 1 and clock + outcomes[move.uci()][1] > limit)), None)
 
     def _can_wait_for_tables(self, tb, game: Game, limits: Limits) -> bool:
         """Whether the root probe may read its tables from disk now: in analysis, or when
@@ -617,13 +614,10 @@ class Searcher:
                           tbhits=self._tbhits())
 
 
-FIFTY_MOVES = 100  # plies without a capture or pawn move that draw (rule sets with draw rules)
-
-
 def _resets_clock(game: Game, move: Move) -> bool:
     """True when `move` resets the halfmove clock or forces the reply to: a capture, a
     pawn move, or a move after which every reply captures (compulsory capture)."""
-    if move.is_capture or game.piece_at(move.from_square) in ("P", "p"):
+    if tablebase.zeroing_move(game, move):
         return True
     game.push(move)
     try:

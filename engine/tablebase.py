@@ -1646,7 +1646,7 @@ class Tablebase:
             return None
         out = {}
         for move in moves:
-            zeroing = move.is_capture or game.piece_at(move.from_square) in ("P", "p")
+            zeroing = zeroing_move(game, move)
             game.push(move)
             row = game._row().copy()
             game.pop()
@@ -1682,6 +1682,11 @@ class Tablebase:
         from .fen import parse_fen
 
         return self.probe_row(parse_fen(fen, self.rules))
+
+def zeroing_move(game, move) -> bool:
+    """Whether `move` (legal in `game`) resets the halfmove clock: a capture or a pawn move."""
+    return move.is_capture or game.piece_at(move.from_square) in ("P", "p")
+
 
 def _own_material(row: np.ndarray) -> Material | None:
     """The canonical material of the position `row` when a table can hold it, else None."""

@@ -453,10 +453,13 @@ class Searcher:
                 value = bound + 1
                 if len(top) >= lines and depth >= 3 and number >= lines + 2 and not code & _NOT_QUIET:
                     value = search(bound, bound + 1, 1 if number < lines + 8 else 2)  # a late quiet move
-                if value > bound and (len(top) >= lines or bound == floor > -kernels.INFINITY):
-                    value = search(bound, bound + 1)
+                guess = previous.get(code)
+                if guess is not None and guess <= bound:
+                    guess = None
+                if value > bound and guess is None and (len(top) >= lines or bound == floor > -kernels.INFINITY):
+                    value = guess = search(bound, bound + 1)  # a move that was not a line: test it first
                 if value > bound and not self.state[kernels.STATE_STOPPED]:
-                    value = self._exact(search, bound, previous.get(code))
+                    value = self._exact(search, bound, guess)
                 if self.state[kernels.STATE_STOPPED]:
                     return None
                 bounds[code] = value

@@ -36,6 +36,10 @@ _NOT_QUIET = CAPTURE_FLAG | (7 << 12)  # captures and promotions (engine.bitboar
 PROOF_CAPACITY = 2_000_000  # proof-tree nodes (about 64 MB)
 PROOF_RATE = 1_000_000  # proof-tree nodes per second, a conservative figure for budgeting
 PROOF_SHARE = 0.15  # share of the move's time for each of the two proof searches
+# The root probe reads its tables on the clock only when the estimate is at most this share
+# of it: under load (four engines on two cores) a read took 2-4x the estimate, and the
+# search after it still needs its own budget.
+WAIT_SHARE = 0.1
 ASPIRATION_WINDOW = 40  # centipawns either side of the last iteration's score
 
 
@@ -230,8 +234,8 @@ class Searcher:
             max_depth = 1
         soft, hard = self.budget(game, limits)
         timer = None
-        if hard is not None:
-            timer = threading.Timer(hard, self.stop)
+        if hard is not None:  # the clock has run since `started` (table probe and set-up)
+            timer = threading.Timer(max(0.001, hard - (time.perf_counter() - started)), self.stop)
             timer.daemon = True
             timer.start()
 
@@ -576,13 +580,13 @@ class Searcher:
 
     def _can_wait_for_tables(self, tb, game: Game, limits: Limits) -> bool:
         """Whether the root probe may read its tables from disk now: in analysis, or when
-        reading them takes at most 40% of the clock (every later move of the ending is then
+        reading them takes at most WAIT_SHARE of the clock (every later move of the ending is then
         answered at once); otherwise the background thread reads them and this move is searched."""
         if limits.infinite:
             return True
         clock = limits.movetime if limits.movetime is not None else (
             limits.wtime if game.turn == "white" else limits.btime)
-        return clock is not None and tb.unread_seconds(game._row()) <= 0.4 * max(0.0, clock - limits.overhead)
+        return clock is not None and tb.unread_seconds(game._row()) <= WAIT_SHARE * max(0.0, clock - limits.overhead)
 
     def _proof_stage(self, game: Game, legal: list[Move], budget: int, started: float) -> SearchResult | None:
         """Prove a win (returned as the result), else exclude root moves proven to lose."""

@@ -304,9 +304,10 @@ def _random_positions(material: tablebase.Material, count: int, seed: int):
 
 
 def _wait_for_reading(tb, seconds: float = 60) -> None:
-    """Until `tb`'s background thread has read every table it was asked for (or `seconds`)."""
+    """Until `tb`'s background threads have read every table and DTZ companion they were
+    asked for (or `seconds`)."""
     deadline = time.monotonic() + seconds
-    while tb._loader is not None and tb._loader.is_alive() and time.monotonic() < deadline:
+    while ((tb._loader is not None and tb._loader.is_alive()) or tb._dtz_reading) and time.monotonic() < deadline:
         time.sleep(0.02)
 
 

@@ -414,6 +414,8 @@ class Searcher:
         """One MultiPV depth in a single pass over the root moves: the best `lines` moves get
         exact scores and PVs, every other move is only shown to score no more than the
         `lines`-th best (a null-window search at that score, re-searched when it fails high).
+        A move that was a line two depths before, scoring above the bound then, skips the
+        null-window test: its exact search starts around that score.
 
         From depth 5 a floor (the lower `lines`-th score of the last two depths, less a
         margin) bounds the pass: a move scoring at or below it is not searched exactly; when
@@ -484,8 +486,9 @@ class Searcher:
             window *= 3
 
     def _exact(self, search, bound: int, guess: int | None) -> int:
-        """The exact score of a root move known to beat `bound` (else a value <= bound): an
-        aspiration window around `guess` (its score two depths before, when it had one),
+        """The exact score of a root move known or expected to beat `bound` (else a value <=
+        bound): an aspiration window around `guess` (its score as a line two depths before,
+        or its null-window test's fail-soft value; None: the window is open above `bound`),
         widened until it holds."""
         window = ASPIRATION_WINDOW
         low, high = bound, kernels.INFINITY

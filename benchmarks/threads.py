@@ -14,7 +14,8 @@
    main thread's node count to that depth, alone and with helpers: the same gain as it would
    be with a free core per thread (wall-clock times on a busy machine are not).
 3. MultiPV: each position searched to `--multipv-depth` with MultiPV 1 and MultiPV 4,
-   single thread; the ratio of the summed times.  Target: <= 2.5x.
+   single thread; the ratio of the summed times.  Target: <= 2.5x.  "multipv-nodes": the
+   ratio of the node counts, which the machine's load does not move.
 
 Proof search off, so only alpha-beta counts.  Each figure is the median over `--rounds`
 rounds.  On a machine with fewer free cores than threads the thread figures mean nothing:
@@ -123,6 +124,15 @@ def multipv_ratio(depth: int, lines: int = 4) -> tuple[float, float, float]:
     return times[1], times[lines], times[lines] / times[1]
 
 
+def multipv_nodes_ratio(depth: int, lines: int = 4) -> tuple[float, float, float]:
+    """The nodes of the MultiPV test: the same comparison without the machine's load (one
+    thread, so the counts repeat exactly)."""
+    nodes = {}
+    for count in (1, lines):
+        nodes[count] = sum(_search(fen, 1, depth=depth, multipv=count)[0] for fen in POSITIONS)
+    return nodes[1], nodes[lines], nodes[lines] / nodes[1]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--threads", type=int, default=2)
@@ -130,7 +140,7 @@ def main() -> int:
     parser.add_argument("--depth", type=int, default=10, help="depth for the time-to-depth test")
     parser.add_argument("--multipv-depth", type=int, default=9, help="depth for the MultiPV test")
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--skip", nargs="*", default=[], choices=["nps", "ceiling", "depth", "main-nodes", "multipv"])
+    parser.add_argument("--skip", nargs="*", default=[], choices=["nps", "ceiling", "depth", "main-nodes", "multipv", "multipv-nodes"])
     args = parser.parse_args()
 
     from engine import Game, Limits, Searcher
@@ -145,7 +155,9 @@ def main() -> int:
              ("main-nodes", lambda: main_nodes_ratio(args.threads, args.depth),
               f"main-thread nodes to depth {args.depth}: " + "{0:,.0f} -> {1:,.0f}: {2:.2f}x fewer"),
              ("multipv", lambda: multipv_ratio(args.multipv_depth),
-              f"MultiPV 4 vs 1 to depth {args.multipv_depth}: " + "{0:.2f} s -> {1:.2f} s: {2:.2f}x the time")]
+              f"MultiPV 4 vs 1 to depth {args.multipv_depth}: " + "{0:.2f} s -> {1:.2f} s: {2:.2f}x the time"),
+             ("multipv-nodes", lambda: multipv_nodes_ratio(args.multipv_depth),
+              f"MultiPV 4 vs 1 to depth {args.multipv_depth}: " + "{0:,.0f} -> {1:,.0f} nodes: {2:.2f}x")]
     for name, run, text in tests:
         if name in args.skip:
             continue

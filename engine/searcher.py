@@ -25,7 +25,7 @@ from . import proof as proof_kernels
 from . import search as kernels
 from . import tablebase
 from ._jit import kernels_compiled, uses_kernels
-from .bitboards import CAPTURE_FLAG, MAX_MOVES
+from .bitboards import CAPTURE_FLAG, MAX_MOVES, P_KEY
 from .moves import Move
 
 if TYPE_CHECKING:  # annotations only: the game facade imports this module, not the reverse
@@ -271,6 +271,8 @@ class Searcher:
                     if not stopped:
                         elapsed = time.perf_counter() - started
                         infos = [self._line_info(depth, score, pv, elapsed) for score, pv in ranked]
+                        for info in infos:
+                            info.pv = self._complete_pv(stack, idx, rules, mlist, info.pv, depth)
                 else:
                     if outside:
                         self._exclude(base)
@@ -285,6 +287,7 @@ class Searcher:
                         info = self._info(depth, score, time.perf_counter() - started)
                         if not info.pv or info.pv[0].code != found:
                             info.pv = [Move(found)]
+                        info.pv = self._complete_pv(stack, idx, rules, mlist, info.pv, depth)
                         infos.append(info)
                 if infos and (lines == 1 or not stopped):
                     infos.sort(key=lambda info: -info.score)  # stable: ties keep the search order
@@ -446,6 +449,8 @@ class Searcher:
         if depth >= 5 and len(recent) == 2 and all(abs(top[-1][0]) < kernels.MATE_BOUND for top in recent):
             floor = min(top[-1][0] for top in recent) - window
         previous = {pv[0]: score for score, pv in (history[-2] if len(history) >= 2 else [])}
+        if history and history[-1]:
+            previous[history[-1][0][1][0]] = history[-1][0][0]
         upper: dict[int, int] = {}  # fail-soft upper bounds of moves that did not beat the floor
         while True:
             top: list[tuple[int, list[int]]] = []
@@ -499,12 +504,40 @@ class Searcher:
             if self.state[kernels.STATE_STOPPED]:
                 return value
             if value <= low and low > bound:
-                low = max(bound, low - 2 * window)
+                low = max(bound, min(low, value) - 2 * window)
             elif value >= high and high < kernels.INFINITY:
-                high = min(kernels.INFINITY, high + 2 * window)
+                low = max(low, high - 1)
+                high = min(kernels.INFINITY, max(high, value) + 2 * window)
             else:
                 return value
             window *= 3
+
+    def _complete_pv(self, stack, idx, rules, mlist, pv: list[Move], depth: int) -> list[Move]:
+        """`pv` lengthened to `depth` moves where the search's PV stopped early (a table hit
+        below the root ends it): the moves stored in the transposition table, each checked
+        legal, up to a repetition or a missing entry.  Uses the search rows past `idx`."""
+        if len(pv) >= depth:
+            return pv
+        row, seen = idx, {int(stack[idx, P_KEY])}
+        for move in pv:
+            kernels.make_move(stack, np.int64(row), np.int64(row + 1), np.int32(move.code), rules)
+            row += 1
+            seen.add(int(stack[row, P_KEY]))
+        pv = list(pv)
+        while len(pv) < depth and row < idx + kernels.MAX_PLY - 2:
+            entry = int(kernels._tt_probe(self.tt_keys, self.tt_data, stack[row, P_KEY]))
+            code = entry & 0xFFFFF if entry >= 0 else 0
+            count = int(kernels.legal_moves(stack, np.int64(row), rules, mlist)) if code else 0
+            if not code or code not in mlist[row, :count]:
+                break
+            kernels.make_move(stack, np.int64(row), np.int64(row + 1), np.int32(code), rules)
+            row += 1
+            key = int(stack[row, P_KEY])
+            pv.append(Move(code))
+            if key in seen:
+                break
+            seen.add(key)
+        return pv
 
     def _line_info(self, depth: int, score: int, pv: list[int], elapsed: float) -> SearchInfo:
         """The info of one MultiPV line."""

@@ -243,3 +243,25 @@ def test_multipv_lines_are_the_best_moves_with_exact_scores(variant, fen):
         if game.rules.must_capture:  # chess's null move depends on the window: a move can
             # fail low at the k-th score yet score above it in a full window
             assert [score for score, _ in ranked] == sorted(alone.values(), reverse=True)[:count], count
+
+
+def test_pvs_run_on_where_a_table_hit_cut_the_search_line_short():
+    """At depth 9 here the search's own PVs of the best lines end after one move (the child
+    position's transposition-table entry answers the search); the reported PVs are lengthened
+    from the table to at least the full depth, every move legal in turn, with MultiPV 1 and 4."""
+    fen = "rnbqkb2/ppppp1p1/5n2/5P1r/1P6/3P4/P1P2PPP/RNB1KBNR w - - 0 6"
+    for count in (1, 4):
+        final = []
+
+        def record(info):
+            if info.depth == 9:
+                final.append(info.pv)
+
+        Searcher(64).search(Game("antichess", fen), Limits(depth=9, multipv=count, proof=False), record)
+        assert len(final) == count
+        for pv in final:
+            assert len(pv) >= 9, [move.uci() for move in pv]
+            game = Game("antichess", fen)
+            for move in pv:
+                assert move in game.legal_moves()
+                game.push(move)

@@ -418,7 +418,8 @@ class Searcher:
         exact scores and PVs, every other move is only shown to score no more than the
         `lines`-th best (a null-window search at that score, re-searched when it fails high).
         A move that was a line two depths before, scoring above the bound then, skips the
-        null-window test: its exact search starts around that score.
+        null-window test: its exact search starts around that score (the best line of the last
+        depth: around its score there, which is stable across depths where the others swing).
 
         From depth 5 a floor (the lower `lines`-th score of the last two depths, less a
         margin) bounds the pass: a move scoring at or below it is not searched exactly; when
@@ -493,8 +494,9 @@ class Searcher:
     def _exact(self, search, bound: int, guess: int | None) -> int:
         """The exact score of a root move known or expected to beat `bound` (else a value <=
         bound): an aspiration window around `guess` (its score as a line two depths before,
-        or its null-window test's fail-soft value; None: the window is open above `bound`),
-        widened until it holds."""
+        the last depth's score for the last best line, or its null-window test's fail-soft
+        value; None: the window is open above `bound`), widened until it holds: after a
+        fail-high the window starts at the old upper end."""
         window = ASPIRATION_WINDOW
         low, high = bound, kernels.INFINITY
         if guess is not None and abs(guess) < kernels.MATE_BOUND:
@@ -504,10 +506,10 @@ class Searcher:
             if self.state[kernels.STATE_STOPPED]:
                 return value
             if value <= low and low > bound:
-                low = max(bound, min(low, value) - 2 * window)
+                low = max(bound, value - 2 * window)
             elif value >= high and high < kernels.INFINITY:
                 low = max(low, high - 1)
-                high = min(kernels.INFINITY, max(high, value) + 2 * window)
+                high = min(kernels.INFINITY, value + 2 * window)
             else:
                 return value
             window *= 3
@@ -527,8 +529,10 @@ class Searcher:
         while len(pv) < depth and row < idx + kernels.MAX_PLY - 2:
             entry = int(kernels._tt_probe(self.tt_keys, self.tt_data, stack[row, P_KEY]))
             code = entry & 0xFFFFF if entry >= 0 else 0
-            count = int(kernels.legal_moves(stack, np.int64(row), rules, mlist)) if code else 0
-            if not code or code not in mlist[row, :count]:
+            if not code:
+                break
+            count = int(kernels.legal_moves(stack, np.int64(row), rules, mlist))
+            if code not in mlist[row, :count]:
                 break
             kernels.make_move(stack, np.int64(row), np.int64(row + 1), np.int32(code), rules)
             row += 1

@@ -34,6 +34,8 @@ if TYPE_CHECKING:  # annotations only: the game facade imports this module, not 
 MAX_DEPTH = kernels.MAX_PLY - 12
 _NOT_QUIET = CAPTURE_FLAG | (7 << 12)  # captures and promotions (engine.bitboards move layout)
 PROOF_CAPACITY = 2_000_000  # proof-tree nodes (about 64 MB)
+UNSTABLE_DROP = 40  # centipawns: a score falling by more than this from one depth to the next ...
+UNSTABLE_FACTOR = 2.0  # ... or a new best move lets the next iteration start this much later
 PROOF_RATE = 1_000_000  # proof-tree nodes per second, a conservative figure for budgeting
 PROOF_SHARE = 0.15  # share of the move's time for each of the two proof searches
 # The root probe reads its tables on the clock only when the estimate is at most this share
@@ -94,6 +96,15 @@ class SearchResult:
     best_move: Move | None
     ponder: Move | None
     info: SearchInfo | None
+
+
+def unstable_iteration(previous: tuple[Move, int] | None, best_move: Move, score: int, depth: int) -> bool:
+    """Whether the iteration just finished at `depth` (6 or more) changed the best move of
+    `previous` (the last iteration's best move and score) or dropped its score by more than
+    UNSTABLE_DROP: then the next iteration may start later (UNSTABLE_FACTOR)."""
+    if previous is None or depth < 6:
+        return False
+    return best_move != previous[0] or score < previous[1] - UNSTABLE_DROP
 
 
 class Searcher:
@@ -194,7 +205,14 @@ class Searcher:
         increment = limits.winc if game.turn == "white" else limits.binc
         left = max(0.0, clock - limits.overhead)
         # Losing-chess games are short (40-80 plies): plan for fewer moves than in chess.
-        moves = limits.movestogo if limits.movestogo else (12 if game.rules.must_capture else 30)
+        if limits.movestogo:
+            moves = limits.movestogo
+        elif game.rules.must_capture:
+            # The opening decides these games: more time while the board is still full.
+            pieces = game.piece_count("white") + game.piece_count("black")
+            moves = 8 if pieces >= 24 else 12
+        else:
+            moves = 30
         target = left / max(1, moves) + 0.75 * increment
         hard = min(left * 0.4, target * 3)
         if left < 1.0:
@@ -246,6 +264,8 @@ class Searcher:
         best_move = roots[0]
         last_info = None
         result = None
+        unstable = False  # the last iteration changed the best move or dropped the score
+        previous: tuple[Move, int] | None = None  # the last iteration's best move and score
         helpers: list[threading.Thread] = []
         try:
             bounded = limits.depth is not None or limits.nodes is not None
@@ -300,11 +320,13 @@ class Searcher:
                 if on_info is not None:
                     for info in infos:
                         on_info(info)
+                unstable = unstable_iteration(previous, best_move, last_info.score, depth)
+                previous = (best_move, last_info.score)
                 score = last_info.score
                 elapsed = time.perf_counter() - started
                 if abs(score) > kernels.MATE_BOUND and not limits.infinite and depth >= 2 * (kernels.MATE - abs(score)) + 2:
                     break
-                if soft is not None and elapsed > 0.6 * soft:
+                if soft is not None and elapsed > 0.6 * soft * (UNSTABLE_FACTOR if unstable else 1.0):
                     break
                 if limits.nodes and self.state[kernels.STATE_NODES] >= limits.nodes:
                     break

@@ -8,6 +8,7 @@ import time
 import pytest
 
 from engine import Game, Limits, Searcher
+from engine.searcher import unstable_iteration
 from engine.rules import RULE_SETS
 
 
@@ -92,6 +93,29 @@ def test_clock_budget_is_a_small_share_of_the_clock():
     assert 0 < soft <= hard <= 30.0
     soft, hard = searcher.budget(game, Limits(wtime=0.05, btime=60.0))
     assert hard <= 0.05
+
+
+def test_the_opening_of_a_compulsory_capture_game_gets_more_of_the_clock():
+    # Plan for 8 moves to go while 24 or more pieces are on the board, 12 after.
+    searcher = Searcher(hash_mb=1)
+    limits = Limits(wtime=60.0, btime=60.0, winc=0.0, overhead=0.0)
+    full, _ = searcher.budget(Game("antichess"), limits)
+    sparse, _ = searcher.budget(Game("antichess", "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1"), limits)
+    assert full == pytest.approx(60.0 / 8)
+    assert sparse == pytest.approx(60.0 / 12)
+    chess, _ = searcher.budget(Game("chess"), limits)
+    assert chess == pytest.approx(60.0 / 30)
+
+
+def test_an_iteration_is_unstable_when_the_best_move_changes_or_the_score_drops():
+    game = Game("antichess")
+    first, second = game.legal_moves()[:2]
+    assert not unstable_iteration(None, first, 0, 8)
+    assert not unstable_iteration((first, 0), second, 0, 5)  # too shallow to count
+    assert unstable_iteration((first, 0), second, 0, 6)
+    assert unstable_iteration((first, 50), first, 5, 6)
+    assert not unstable_iteration((first, 50), first, 10, 6)
+    assert not unstable_iteration((first, 50), first, 90, 9)
 
 
 def test_a_depth_limit_with_a_clock_skips_the_proof_stage():

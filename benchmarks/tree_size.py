@@ -25,17 +25,14 @@ sys.path.insert(0, str(ROOT))
 
 from engine.game import Game  # noqa: E402
 from engine.searcher import Limits, Searcher  # noqa: E402
+from tournaments.openings import read_epd  # noqa: E402
 
 BOOK = ROOT / "tournaments" / "books" / "antichess.epd"
 
 
 def book_positions(count: int) -> list[str]:
-    """The first `count` positions of the antichess book as FENs (EPD fields + move counters)."""
-    fens = []
-    for line in BOOK.read_text().splitlines():
-        if line.strip() and not line.startswith("#"):
-            fens.append(" ".join(line.split()[:4]) + " 0 1")
-    return fens[:count]
+    """The FENs of the first `count` positions of the antichess book."""
+    return [opening.fen for opening in read_epd(BOOK.read_text(), "antichess")[:count]]
 
 
 def main() -> int:

@@ -34,8 +34,9 @@ if TYPE_CHECKING:  # annotations only: the game facade imports this module, not 
 MAX_DEPTH = kernels.MAX_PLY - 12
 _NOT_QUIET = CAPTURE_FLAG | (7 << 12)  # captures and promotions (engine.bitboards move layout)
 PROOF_CAPACITY = 2_000_000  # proof-tree nodes (about 64 MB)
-UNSTABLE_DROP = 40  # centipawns: a score falling by more than this from one depth to the next ...
-UNSTABLE_FACTOR = 2.0  # ... or a new best move lets the next iteration start this much later
+UNSTABLE_FROM_DEPTH = 6  # from this depth on, a new best move or ...
+UNSTABLE_DROP = 40  # ... a score falling by more than this many centipawns from one depth to the next
+UNSTABLE_FACTOR = 2.0  # lets the next iteration start this much later
 PROOF_RATE = 1_000_000  # proof-tree nodes per second, a conservative figure for budgeting
 PROOF_SHARE = 0.15  # share of the move's time for each of the two proof searches
 # The root probe reads its tables on the clock only when the estimate is at most this share
@@ -99,10 +100,11 @@ class SearchResult:
 
 
 def unstable_iteration(previous: tuple[Move, int] | None, best_move: Move, score: int, depth: int) -> bool:
-    """Whether the iteration just finished at `depth` (6 or more) changed the best move of
-    `previous` (the last iteration's best move and score) or dropped its score by more than
-    UNSTABLE_DROP: then the next iteration may start later (UNSTABLE_FACTOR)."""
-    if previous is None or depth < 6:
+    """Whether the iteration just finished at `depth` (UNSTABLE_FROM_DEPTH or more) changed
+    the best move of `previous` (the last iteration's best move and score) or dropped its
+    score by more than UNSTABLE_DROP: then the next iteration may start later
+    (UNSTABLE_FACTOR)."""
+    if previous is None or depth < UNSTABLE_FROM_DEPTH:
         return False
     return best_move != previous[0] or score < previous[1] - UNSTABLE_DROP
 
@@ -264,7 +266,6 @@ class Searcher:
         best_move = roots[0]
         last_info = None
         result = None
-        unstable = False  # the last iteration changed the best move or dropped the score
         previous: tuple[Move, int] | None = None  # the last iteration's best move and score
         helpers: list[threading.Thread] = []
         try:
@@ -320,9 +321,9 @@ class Searcher:
                 if on_info is not None:
                     for info in infos:
                         on_info(info)
-                unstable = unstable_iteration(previous, best_move, last_info.score, depth)
-                previous = (best_move, last_info.score)
                 score = last_info.score
+                unstable = unstable_iteration(previous, best_move, score, depth)
+                previous = (best_move, score)
                 elapsed = time.perf_counter() - started
                 if abs(score) > kernels.MATE_BOUND and not limits.infinite and depth >= 2 * (kernels.MATE - abs(score)) + 2:
                     break

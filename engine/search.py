@@ -26,6 +26,7 @@ from .bitboards import (
     RANK_1, RANK_2, RANK_7, RANK_8, ROOK, ZERO, bishop_attacks, count, lsb, rook_attacks,
 )
 from .evaluation import learned_score, reach
+from .network import network_score
 from .movegen import (
     RESULT_DRAW, antiking_attackers, check_state, game_status, gen_legal, legal_moves, make_move,
     over_by_position, piece_type_at,
@@ -221,20 +222,20 @@ def count_moves_and_captures(pos, rules):
 
 
 @kernel
-def evaluate_losing(stack, idx, rules, mlist, our_moves):
+def evaluate_losing(stack, idx, rules, mlist, our_moves, network):
     """Static score of a quiet node under compulsory capture, for the side to move.
 
     Counts the legal mobility of both sides (the opponent's after a null move): having few
     moves, above all only forced captures, is what loses these games.  Where every
     pseudo-legal move is legal (antichess, giveaway, suicide, hackerrank) the learned
-    evaluation (engine.evaluation) scores the position; elsewhere `evaluate` plus
-    hand-set mobility terms.
+    evaluation (engine.evaluation) plus the network's correction (engine.network) scores
+    the position; elsewhere `evaluate` plus hand-set mobility terms.
     """
     pos = stack[idx]
     make_move(stack, idx, idx + 1, np.int32(MOVE_PASS << 15), rules)
     if pseudo_legal_is_legal(rules):
         their_moves, their_captures = count_moves_and_captures(stack[idx + 1], rules)
-        return learned_score(pos, our_moves - their_moves, their_captures > 0)
+        return learned_score(pos, our_moves - their_moves, their_captures > 0) + network_score(pos, network)
     score = evaluate(pos, rules)
     their_moves = gen_legal(stack, idx + 1, rules, mlist)
     forcing = their_moves > 0 and (np.int64(mlist[idx + 1, 0]) & CAPTURE_FLAG) != 0
@@ -454,7 +455,7 @@ def _is_excluded(excluded, move):
 
 @kernel
 def negamax(stack, idx, depth, alpha, beta, ply, rules, mlist, scores, tt_keys, tt_data,
-            killers, history, pv, pv_length, state, control, excluded, tables):
+            killers, history, pv, pv_length, state, control, excluded, tables, network):
     """Principal-variation alpha-beta; returns the score of stack[idx] for the side to move.
 
     depth <= 0 is the quiescence part: a node whose moves are all forced (captures under
@@ -493,7 +494,7 @@ def negamax(stack, idx, depth, alpha, beta, ply, rules, mlist, scores, tt_keys, 
         # capture, more than one move).
         moves, captures = count_moves_and_captures(pos, rules)
         if moves > 1 and captures == 0:
-            return evaluate_losing(stack, idx, rules, mlist, moves)
+            return evaluate_losing(stack, idx, rules, mlist, moves, network)
 
     n = legal_moves(stack, idx, rules, mlist)
     if n == 0:
@@ -512,7 +513,7 @@ def negamax(stack, idx, depth, alpha, beta, ply, rules, mlist, scores, tt_keys, 
     captures_only = False
     if quiescent and not (forced and depth > -QUIESCENCE_PLIES):
         if rules[R_MUST_CAPTURE]:
-            return evaluate_losing(stack, idx, rules, mlist, np.int64(n))
+            return evaluate_losing(stack, idx, rules, mlist, np.int64(n), network)
         stand_pat = evaluate(pos, rules)
         if rules[R_MUST_CAPTURE] or stand_pat >= beta:
             return stand_pat
@@ -544,7 +545,7 @@ def negamax(stack, idx, depth, alpha, beta, ply, rules, mlist, scores, tt_keys, 
         if big and evaluate(pos, rules) >= beta:
             make_move(stack, idx, idx + 1, np.int32(MOVE_PASS << 15), rules)
             value = -negamax(stack, idx + 1, depth - 3, -beta, -beta + 1, ply + 1, rules, mlist,
-                             scores, tt_keys, tt_data, killers, history, pv, pv_length, state, control, excluded, tables)
+                             scores, tt_keys, tt_data, killers, history, pv, pv_length, state, control, excluded, tables, network)
             if state[STATE_STOPPED]:
                 return np.int64(0)
             if value >= beta:
@@ -554,7 +555,7 @@ def negamax(stack, idx, depth, alpha, beta, ply, rules, mlist, scores, tt_keys, 
     # principal variation, close to the horizon and far above beta: pruned on its static score.
     if (not quiescent and not forced and depth <= 3 and ply > 0 and beta - alpha == 1
             and rules[R_MUST_CAPTURE] and abs(beta) < MATE_BOUND):
-        static_eval = evaluate_losing(stack, idx, rules, mlist, np.int64(n))
+        static_eval = evaluate_losing(stack, idx, rules, mlist, np.int64(n), network)
         if static_eval - FUTILITY_MARGIN * depth >= beta:
             return static_eval
 
@@ -574,7 +575,7 @@ def negamax(stack, idx, depth, alpha, beta, ply, rules, mlist, scores, tt_keys, 
         make_move(stack, idx, idx + 1, np.int32(move), rules)
         if searched == 0:
             value = -negamax(stack, idx + 1, depth - 1, -beta, -alpha, ply + 1, rules, mlist, scores,
-                             tt_keys, tt_data, killers, history, pv, pv_length, state, control, excluded, tables)
+                             tt_keys, tt_data, killers, history, pv, pv_length, state, control, excluded, tables, network)
         else:
             reduction = 0
             if depth >= 3 and not is_capture and not forced and not (move >> 12) & 7:
@@ -587,11 +588,11 @@ def negamax(stack, idx, depth, alpha, beta, ply, rules, mlist, scores, tt_keys, 
                     reduction = 1 if searched < 8 else 2
             value = -negamax(stack, idx + 1, depth - 1 - reduction, -alpha - 1, -alpha, ply + 1, rules,
                              mlist, scores, tt_keys, tt_data, killers, history, pv, pv_length, state,
-                             control, excluded, tables)
+                             control, excluded, tables, network)
             if value > alpha and (reduction > 0 or value < beta):
                 value = -negamax(stack, idx + 1, depth - 1, -beta, -alpha, ply + 1, rules, mlist,
                                  scores, tt_keys, tt_data, killers, history, pv, pv_length, state,
-                                 control, excluded, tables)
+                                 control, excluded, tables, network)
         searched += 1
         if state[STATE_STOPPED]:
             return np.int64(0)
@@ -636,11 +637,11 @@ def negamax(stack, idx, depth, alpha, beta, ply, rules, mlist, scores, tt_keys, 
 
 @kernel
 def search_root(stack, idx, depth, alpha, beta, rules, mlist, scores, tt_keys, tt_data, killers,
-                history, pv, pv_length, state, control, excluded, tables):
+                history, pv, pv_length, state, control, excluded, tables, network):
     """One iteration at `depth` from stack[idx]; the best move lands in state[STATE_BEST_MOVE].
 
     Root moves listed in `excluded` (int32, 0 = empty slot) are not searched.
     """
     state[STATE_ROOT_DONE] = 0
     return negamax(stack, idx, depth, alpha, beta, np.int64(0), rules, mlist, scores, tt_keys,
-                   tt_data, killers, history, pv, pv_length, state, control, excluded, tables)
+                   tt_data, killers, history, pv, pv_length, state, control, excluded, tables, network)

@@ -27,6 +27,7 @@ from . import tablebase
 from ._jit import kernels_compiled, uses_kernels
 from .bitboards import CAPTURE_FLAG, MAX_MOVES, P_KEY
 from .moves import Move
+from .network import NETWORK
 
 if TYPE_CHECKING:  # annotations only: the game facade imports this module, not the reverse
     from .game import Game
@@ -131,6 +132,7 @@ class Searcher:
         self._table_work = np.zeros(64, dtype=np.int64)
         self._no_tables = _no_tables(self._table_work)
         self._probing = self._no_tables  # the kernels' `tables` argument for the running search
+        self.network = NETWORK  # the evaluation network's weights (engine.network.no_network() for none)
         self.set_hash(hash_mb)
 
     def set_threads(self, threads: int) -> None:
@@ -421,7 +423,7 @@ class Searcher:
             score = int(kernels.search_root(
                 stack, np.int64(idx), np.int64(depth), np.int64(alpha), np.int64(beta), rules, mlist,
                 self.scores, self.tt_keys, self.tt_data, self.killers, self.history, self.pv,
-                self.pv_length, self.state, self.control, self.excluded, self._probing))
+                self.pv_length, self.state, self.control, self.excluded, self._probing, self.network))
             move = int(self.state[kernels.STATE_BEST_MOVE])
             if move:
                 found = move
@@ -462,7 +464,7 @@ class Searcher:
             return -int(kernels.negamax(
                 stack, child, np.int64(inner - reduction), np.int64(-beta), np.int64(-alpha), ply, rules, mlist, self.scores,
                 self.tt_keys, self.tt_data, self.killers, self.history, self.pv, self.pv_length,
-                self.state, self.control, self.excluded, self._probing))
+                self.state, self.control, self.excluded, self._probing, self.network))
 
         self.state[kernels.STATE_SELDEPTH] = 0
         self.state[kernels.STATE_STOPPED] = 0
@@ -751,5 +753,5 @@ class _Helper:
                 self.stack, np.int64(idx), np.int64(depth), np.int64(-kernels.INFINITY),
                 np.int64(kernels.INFINITY), rules, self.mlist, self.scores, searcher.tt_keys, searcher.tt_data,
                 self.killers, self.history, self.pv, self.pv_length, self.state, control, self.excluded,
-                self.tables)
+                self.tables, searcher.network)
             depth += 1

@@ -8,6 +8,7 @@ import time
 import pytest
 
 from engine import Game, Limits, Searcher
+from engine.network import NETWORK
 from engine.searcher import unstable_iteration
 from engine.rules import RULE_SETS
 
@@ -195,7 +196,7 @@ def _null_window_node(game, depth, alpha, beta):
         stack, np.int64(idx), np.int64(depth), np.int64(alpha), np.int64(beta), np.int64(1),
         game._rules_array, mlist, searcher.scores, searcher.tt_keys, searcher.tt_data,
         searcher.killers, searcher.history, searcher.pv, searcher.pv_length, searcher.state,
-        searcher.control, searcher.excluded, searcher._probing)
+        searcher.control, searcher.excluded, searcher._probing, searcher.network)
     game._legal = None
     return int(score), int(searcher.state[kernels.STATE_NODES])
 
@@ -207,7 +208,7 @@ def _static_losing_score(game):
 
     stack, mlist, idx = game._search_arrays(kernels.MAX_PLY + 4)
     moves = np.int64(len(game.legal_moves()))
-    score = int(kernels.evaluate_losing(stack, np.int64(idx), game._rules_array, mlist, moves))
+    score = int(kernels.evaluate_losing(stack, np.int64(idx), game._rules_array, mlist, moves, NETWORK))
     game._legal = None
     return score
 

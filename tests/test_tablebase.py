@@ -571,7 +571,7 @@ def test_search_tree_probes_agree_with_the_probe_api(tables):
             stack, np.int64(idx), np.int64(1), np.int64(-kernels.INFINITY), np.int64(kernels.INFINITY),
             game._rules_array, mlist, searcher.scores, searcher.tt_keys, searcher.tt_data, searcher.killers,
             searcher.history, searcher.pv, searcher.pv_length, searcher.state, searcher.control,
-            searcher.excluded, probing))
+            searcher.excluded, probing, searcher.network))
         game._legal = None
         assert score == expected, fen
         assert hits <= searcher.state[kernels.STATE_TBHITS] <= 2 * hits, fen  # a re-search probes again

@@ -73,6 +73,71 @@ def play(games: int, nodes: int, seed: int, report=print) -> dict[str, np.ndarra
             "plies": np.array(plies, dtype=np.int64), "games": np.array(game_ids, dtype=np.int64)}
 
 
+def play_teacher(command: str, games: int, nodes: int, seed: int, report=print) -> dict[str, np.ndarray]:
+    """`games` antichess games of a UCI engine (`command`) against itself at `nodes` nodes a
+    move, from 4 to 8 seeded random plies, refereed by the project's own rules; the quiet
+    positions with their results, as `play` returns them."""
+    import shlex
+    import subprocess
+
+    from engine import Game
+
+    rng = random.Random(seed)
+    engine = subprocess.Popen(shlex.split(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
+
+    def send(line: str) -> None:
+        engine.stdin.write(line + "\n")
+        engine.stdin.flush()
+
+    def best_move() -> str:
+        for line in engine.stdout:
+            if line.startswith("bestmove"):
+                return line.split()[1]
+        raise RuntimeError(f"the engine {command} ended without a bestmove")
+
+    send("uci")
+    for option in ("UCI_Variant value antichess", "Threads value 1", "Hash value 16"):
+        send(f"setoption name {option}")
+    send("isready")
+    rows, results, plies, game_ids = [], [], [], []
+    started = time.perf_counter()
+    for number in range(games):
+        game = Game("antichess")
+        start_fen = game.fen()
+        for _ in range(rng.randint(4, 8)):
+            moves = game.legal_moves()
+            if not moves or game.outcome() is not None:
+                break
+            game.push(rng.choice(moves))
+        send("ucinewgame")
+        kept: list[tuple[np.ndarray, int, int]] = []
+        while game.outcome() is None and game.ply < MAX_PLIES:
+            moves = game.legal_moves()
+            if len(moves) >= 2 and not any(move.is_capture for move in moves):
+                kept.append((game._row().copy(), 0 if game.turn == "white" else 1, game.ply))
+            if len(moves) == 1:
+                game.push(moves[0])
+                continue
+            history = " ".join(move.uci() for move in game.move_stack)
+            send(f"position fen {start_fen} moves {history}")
+            send(f"go nodes {nodes}")
+            game.push(best_move())
+        outcome = game.outcome()
+        white_score = 0.5 if outcome is None or outcome.winner is None else (1.0 if outcome.winner == "white" else 0.0)
+        for row, side, ply in kept:
+            rows.append(row)
+            results.append(white_score if side == 0 else 1.0 - white_score)
+            plies.append(ply)
+            game_ids.append(number)
+        if (number + 1) % 100 == 0:
+            elapsed = time.perf_counter() - started
+            report(f"{number + 1}/{games} games, {len(rows)} positions, {elapsed:.0f} s")
+    send("quit")
+    engine.wait(timeout=10)
+    return {"rows": np.array(rows, dtype=np.uint64), "results": np.array(results, dtype=np.float64),
+            "plies": np.array(plies, dtype=np.int64), "games": np.array(game_ids, dtype=np.int64)}
+
+
 MATE_CP = 3000  # a teacher's mate score, in centipawns (beyond any evaluation)
 
 
@@ -253,7 +318,7 @@ def write_json(path: Path, payload: dict) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("stage", choices=("play", "label", "fit", "all"))
+    parser.add_argument("stage", choices=("play", "play-teacher", "label", "fit", "all"))
     parser.add_argument("--games", type=int, default=4000)
     parser.add_argument("--nodes", type=int, default=1500)
     parser.add_argument("--seed", type=int, default=1)
@@ -277,6 +342,16 @@ def main() -> int:
         data = play(args.games, args.nodes, args.seed, report=lambda line: print(line, file=sys.stderr))
         data_path.parent.mkdir(parents=True, exist_ok=True)
         command = f"python3 tools/train_eval.py play --games {args.games} --nodes {args.nodes} --seed {args.seed}"
+        np.savez_compressed(data_path, command=np.array(command), **data)
+        print(f"{len(data['rows'])} positions from {args.games} games -> {data_path}")
+    if args.stage == "play-teacher":
+        if not args.teacher:
+            parser.error("play-teacher needs --teacher PATH")
+        data = play_teacher(args.teacher, args.games, args.teacher_nodes, args.seed,
+                            report=lambda line: print(line, file=sys.stderr))
+        data_path.parent.mkdir(parents=True, exist_ok=True)
+        command = (f"python3 tools/train_eval.py play-teacher --teacher {Path(args.teacher).name} "
+                   f"--games {args.games} --teacher-nodes {args.teacher_nodes} --seed {args.seed}")
         np.savez_compressed(data_path, command=np.array(command), **data)
         print(f"{len(data['rows'])} positions from {args.games} games -> {data_path}")
     if args.stage == "label":

@@ -1,0 +1,165 @@
+"""A small learned correction to the antichess evaluation: one hidden layer over the pieces
+and the attacked squares.
+
+The inputs are binary and seen from the side to move (its pieces "ours", squares flipped
+top to bottom when Black is to move, so "ours" always move up the board):
+
+- `ours_<piece>_<square>` / `theirs_<piece>_<square>`: 2 x 6 x 64 piece placements;
+- `attacked_by_us_<square>` / `attacked_by_them_<square>`: every square each side's pieces
+  attack (pawns diagonally), 2 x 64.
+
+The network is h = clip(W1 . x + b1, 0, 1), a HIDDEN-wide layer, and out = w2 . h + b2 in
+centipawns, added to the linear score of `engine.evaluation.learned_score`: it learns what
+that score misses (which pieces stand where the other side attacks, and what attacks what),
+fitted by `tools/train_network.py` on the same game results.
+
+The weights are one float32 array (NETWORK_ROWS x HIDDEN): rows 0..INPUTS-1 are W1 (row
+INPUTS is all zero: the padding input), then b1, then w2, then a row whose first entry is b2.
+The kernels take it as an argument (`network`); an array with no rows turns the network off.
+It is loaded from `eval_network.npz` here, next to `eval_weights.json`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._jit import ENGINE_DIR, kernel
+from .bitboards import (
+    BISHOP, KING, KNIGHT, KING_ATTACKS, KNIGHT_ATTACKS, ONE, OCC, P_SIDE, PAWN, PAWN_DIAGONAL, QUEEN, ROOK,
+    bishop_attacks, lsb, rook_attacks,
+)
+
+ENGINE_NETWORK_PATH = ENGINE_DIR / "eval_network.npz"
+HIDDEN = 32
+OURS = 0
+THEIRS = 6 * 64
+ATTACKED_BY_US = 12 * 64
+ATTACKED_BY_THEM = ATTACKED_BY_US + 64
+INPUTS = ATTACKED_BY_THEM + 64
+PADDING = INPUTS  # an input index whose W1 row is zero
+MAX_ACTIVE = 32 + 128
+ROW_B1 = INPUTS + 1
+ROW_W2 = ROW_B1 + 1
+ROW_B2 = ROW_W2 + 1
+NETWORK_ROWS = ROW_B2 + 1
+
+
+def no_network() -> np.ndarray:
+    """The network argument that turns the correction off (no rows)."""
+    return np.zeros((0, HIDDEN), dtype=np.float32)
+
+
+def load_network(path=ENGINE_NETWORK_PATH) -> np.ndarray:
+    """The weights in `path` as float32[NETWORK_ROWS, HIDDEN], or no_network() when the file
+    is missing; ValueError when it does not have that shape."""
+    try:
+        with np.load(path) as data:
+            weights = np.ascontiguousarray(data["network"], dtype=np.float32)
+    except FileNotFoundError:
+        return no_network()
+    if weights.shape != (NETWORK_ROWS, HIDDEN):
+        raise ValueError(f"{path}: network of shape {weights.shape}, expected {(NETWORK_ROWS, HIDDEN)}")
+    weights[PADDING] = 0.0
+    return weights
+
+
+NETWORK = load_network()
+
+
+@kernel
+def attacks_of(pos, color, occupied):
+    """Every square a piece of `color` attacks (pawns diagonally)."""
+    base = color * 8
+    attacked = np.uint64(0)
+    pieces = pos[base + PAWN]
+    while pieces:
+        square = lsb(pieces)
+        pieces &= pieces - ONE
+        attacked |= PAWN_DIAGONAL[color, square]
+    pieces = pos[base + KNIGHT]
+    while pieces:
+        square = lsb(pieces)
+        pieces &= pieces - ONE
+        attacked |= KNIGHT_ATTACKS[square]
+    pieces = pos[base + BISHOP] | pos[base + QUEEN]
+    while pieces:
+        square = lsb(pieces)
+        pieces &= pieces - ONE
+        attacked |= bishop_attacks(square, occupied)
+    pieces = pos[base + ROOK] | pos[base + QUEEN]
+    while pieces:
+        square = lsb(pieces)
+        pieces &= pieces - ONE
+        attacked |= rook_attacks(square, occupied)
+    pieces = pos[base + KING]
+    while pieces:
+        square = lsb(pieces)
+        pieces &= pieces - ONE
+        attacked |= KING_ATTACKS[square]
+    return attacked
+
+
+@kernel
+def network_inputs(pos, out):
+    """Write the indices of `pos`'s active inputs (side to move's view) into `out`
+    (at least MAX_ACTIVE long); returns how many."""
+    us = np.int64(pos[P_SIDE])
+    flip = 56 if us == 1 else 0
+    occupied = pos[OCC] | pos[8 + OCC]
+    n = 0
+    for color in range(2):
+        base = OURS if color == us else THEIRS
+        for piece in range(PAWN, KING + 1):
+            pieces = pos[color * 8 + piece]
+            while pieces:
+                square = lsb(pieces)
+                pieces &= pieces - ONE
+                out[n] = base + piece * 64 + (square ^ flip)
+                n += 1
+    for color in range(2):
+        base = ATTACKED_BY_US if color == us else ATTACKED_BY_THEM
+        squares = attacks_of(pos, color, occupied)
+        while squares:
+            square = lsb(squares)
+            squares &= squares - ONE
+            out[n] = base + (square ^ flip)
+            n += 1
+    return n
+
+
+@kernel
+def network_score(pos, network):
+    """The network's correction for `pos`, in centipawns for the side to move (0 when
+    `network` has no rows)."""
+    if network.shape[0] == 0:
+        return np.int64(0)
+    hidden = network.shape[1]
+    accumulator = network[ROW_B1].copy()
+    us = np.int64(pos[P_SIDE])
+    flip = 56 if us == 1 else 0
+    occupied = pos[OCC] | pos[8 + OCC]
+    for color in range(2):
+        base = OURS if color == us else THEIRS
+        for piece in range(PAWN, KING + 1):
+            pieces = pos[color * 8 + piece]
+            while pieces:
+                square = lsb(pieces)
+                pieces &= pieces - ONE
+                row = base + piece * 64 + (square ^ flip)
+                for j in range(hidden):
+                    accumulator[j] += network[row, j]
+    for color in range(2):
+        base = ATTACKED_BY_US if color == us else ATTACKED_BY_THEM
+        squares = attacks_of(pos, color, occupied)
+        while squares:
+            square = lsb(squares)
+            squares &= squares - ONE
+            row = base + (square ^ flip)
+            for j in range(hidden):
+                accumulator[j] += network[row, j]
+    total = network[ROW_B2, 0]
+    for j in range(hidden):
+        value = accumulator[j]
+        if value > 0.0:
+            total += network[ROW_W2, j] * (value if value < 1.0 else np.float32(1.0))
+    return np.int64(round(total))

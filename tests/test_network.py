@@ -1,0 +1,162 @@
+"""The evaluation network (engine.network): its inputs mean what their names say (checked
+against python-chess's attack masks), its score is the forward pass of its weights, the
+search adds it to the linear score, and tools/train_network.py fits and writes it."""
+
+from __future__ import annotations
+
+import importlib.util
+import random
+import sys
+from pathlib import Path
+
+import chess
+import numpy as np
+import pytest
+
+from engine import Game
+from engine import search as kernels
+from engine.evaluation import learned_score
+from engine.network import (
+    ATTACKED_BY_THEM, ATTACKED_BY_US, ENGINE_NETWORK_PATH, HIDDEN, INPUTS, MAX_ACTIVE, NETWORK, NETWORK_ROWS,
+    OURS, PADDING, ROW_B1, ROW_B2, ROW_W2, THEIRS, load_network, network_inputs, network_score, no_network,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _tool(name: str):
+    spec = importlib.util.spec_from_file_location(name, ROOT / "tools" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.path.insert(0, str(ROOT / "tools"))
+    spec.loader.exec_module(module)
+    return module
+
+
+def _random_games(count: int, seed: int = 11) -> list[Game]:
+    rng = random.Random(seed)
+    games = []
+    while len(games) < count:
+        game = Game("antichess")
+        for _ in range(rng.randrange(0, 60)):
+            moves = game.legal_moves()
+            if not moves:
+                break
+            game.push(rng.choice(moves))
+        games.append(game)
+    return games
+
+
+def _expected_inputs(fen: str) -> set[int]:
+    """The active inputs, from python-chess: pieces and attack masks, side to move's view."""
+    board = chess.Board(fen)
+    us = board.turn
+    flip = 0 if us == chess.WHITE else 56
+    active = set()
+    for square, piece in board.piece_map().items():
+        base = OURS if piece.color == us else THEIRS
+        active.add(base + (piece.piece_type - 1) * 64 + (square ^ flip))
+    for color, base in ((us, ATTACKED_BY_US), (not us, ATTACKED_BY_THEM)):
+        attacked = chess.SquareSet()
+        for square in chess.SquareSet(board.occupied_co[color]):
+            attacked |= board.attacks(square)
+        active |= {base + (square ^ flip) for square in attacked}
+    return active
+
+
+def test_inputs_are_the_pieces_and_the_squares_each_side_attacks():
+    buffer = np.zeros(MAX_ACTIVE, dtype=np.int64)
+    for game in _random_games(60):
+        n = network_inputs(game._row(), buffer)
+        assert len(set(buffer[:n].tolist())) == n
+        assert set(buffer[:n].tolist()) == _expected_inputs(game.fen()), game.fen()
+
+
+def test_inputs_are_seen_from_the_side_to_move():
+    white = Game("antichess", "8/8/8/8/8/8/4P3/8 w - - 0 1")  # our pawn on e2
+    black = Game("antichess", "8/4p3/8/8/8/8/8/8 b - - 0 1")  # our pawn on e7: e2 seen from black
+    buffers = [np.zeros(MAX_ACTIVE, dtype=np.int64) for _ in range(2)]
+    counts = [network_inputs(game._row(), buffer) for game, buffer in zip((white, black), buffers)]
+    assert counts == [3, 3]  # the pawn and the two squares it attacks
+    assert sorted(buffers[0][:3]) == sorted(buffers[1][:3])
+    assert OURS + chess.E2 in buffers[0][:3]
+
+
+def _reference_score(network: np.ndarray, active: list[int]) -> float:
+    x = np.zeros(INPUTS + 1)
+    x[active] = 1.0
+    hidden = np.clip(x @ network[:INPUTS + 1] + network[ROW_B1], 0.0, 1.0)
+    return float(hidden @ network[ROW_W2] + network[ROW_B2, 0])
+
+
+def test_score_is_the_forward_pass_of_the_weights():
+    rng = np.random.default_rng(3)
+    network = (rng.standard_normal((NETWORK_ROWS, HIDDEN)) * 0.2).astype(np.float32)
+    network[ROW_W2] *= 300.0
+    network[PADDING] = 0.0
+    buffer = np.zeros(MAX_ACTIVE, dtype=np.int64)
+    scores = []
+    for game in _random_games(40, seed=5):
+        n = network_inputs(game._row(), buffer)
+        expected = _reference_score(network, buffer[:n].tolist())
+        score = network_score(game._row(), network)
+        assert abs(score - expected) <= 0.5 + 1e-3, game.fen()
+        scores.append(score)
+    assert len(set(scores)) > 10  # the weights make a difference
+    assert all(network_score(game._row(), no_network()) == 0 for game in _random_games(5))
+
+
+def test_the_search_scores_quiet_antichess_nodes_as_linear_plus_network():
+    rng = np.random.default_rng(4)
+    network = (rng.standard_normal((NETWORK_ROWS, HIDDEN)) * 0.2).astype(np.float32)
+    network[ROW_W2] *= 300.0
+    network[PADDING] = 0.0
+    checked = 0
+    for game in _random_games(40, seed=9):
+        moves = game.legal_moves()
+        if len(moves) < 2 or any(move.is_capture for move in moves):
+            continue
+        stack, mlist, idx = game._search_arrays(kernels.MAX_PLY + 4)
+        moves_difference, forcing = kernels.losing_terms(stack, np.int64(idx), game._rules_array, mlist)
+        linear = learned_score(game._row(), np.int64(moves_difference), forcing)
+        for weights in (network, no_network()):
+            score = kernels.evaluate_losing(stack, np.int64(idx), game._rules_array, mlist,
+                                            np.int64(len(moves)), weights)
+            assert score == linear + network_score(game._row(), weights)
+        game._legal = None
+        checked += 1
+    assert checked >= 5
+
+
+def test_the_shipped_network_loads_and_a_bad_file_is_refused(tmp_path):
+    assert NETWORK.shape in ((NETWORK_ROWS, HIDDEN), (0, HIDDEN))
+    if ENGINE_NETWORK_PATH.exists():
+        assert NETWORK.shape == (NETWORK_ROWS, HIDDEN)
+        assert not NETWORK[PADDING].any()
+    assert load_network(tmp_path / "missing.npz").shape == (0, HIDDEN)
+    bad = tmp_path / "bad.npz"
+    np.savez(bad, network=np.zeros((3, HIDDEN), dtype=np.float32))
+    with pytest.raises(ValueError, match="shape"):
+        load_network(bad)
+
+
+def test_training_lowers_the_loss_and_writes_a_network_the_engine_loads(tmp_path):
+    train_eval = _tool("train_eval")
+    train_network = _tool("train_network")
+    data = train_eval.play(30, 300, seed=4, report=lambda line: None)
+    linear, active = train_network.prepare(data["rows"])
+    results = data["results"].astype(np.float32)
+    everything = np.zeros(len(results), dtype=bool)
+    everything[::7] = True  # a held-out share; the loss below is on all positions
+    params, train_loss, _ = train_network.train(active, linear, results, everything, HIDDEN, INPUTS, 200.0,
+                                                epochs=30, batch=256, rate=1e-2, l2=0.0, seed=1,
+                                                report=lambda line: None)
+    before = train_network.cross_entropy(1 / (1 + np.exp(-linear[~everything] / 200.0)), results[~everything])
+    assert train_loss < before
+    path = tmp_path / "network.npz"
+    train_network.write_network(path, train_network.pack(params), fit="test")
+    network = load_network(path)
+    assert network.shape == (NETWORK_ROWS, HIDDEN)
+    game = Game("antichess", chess.STARTING_FEN)
+    buffer = np.zeros(MAX_ACTIVE, dtype=np.int64)
+    n = network_inputs(game._row(), buffer)
+    assert abs(network_score(game._row(), network) - _reference_score(network, buffer[:n].tolist())) <= 0.5 + 1e-3

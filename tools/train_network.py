@@ -1,0 +1,194 @@
+#!/usr/bin/env python3
+"""Fit the evaluation network (engine/network.py) on played games: positions, results, weights.
+
+    python3 tools/train_network.py --data A.npz[,B.npz...] [--out engine/eval_network.npz]
+
+The data files are those of `tools/train_eval.py play` or `play-teacher` (quiet antichess
+positions with the game's result for the side to move).  For each position the target is
+the result; the prediction is sigmoid((linear + network) / SCALE), with `linear` the
+shipped linear evaluation (engine.evaluation.learned_score, held fixed) and `network` the
+one-hidden-layer correction of engine/network.py, so the network learns only what the linear
+score misses.  Mini-batch Adam on the cross-entropy (NumPy only); every tenth game is held
+out, and the weights of the epoch with the lowest held-out loss are written (atomically).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tools"))
+
+
+def prepare(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(linear scores in centipawns, active input indices padded with PADDING) per position."""
+    from engine.bitboards import MAX_MOVES, POS_SIZE
+    from engine.evaluation import learned_score
+    from engine.network import MAX_ACTIVE, PADDING, network_inputs
+    from engine.rules import get_rule_set
+    from engine.search import losing_terms
+
+    rules = get_rule_set("antichess").to_array()
+    stack = np.zeros((2, POS_SIZE), dtype=np.uint64)
+    mlist = np.zeros((2, MAX_MOVES), dtype=np.int32)
+    linear = np.zeros(len(rows), dtype=np.float32)
+    active = np.full((len(rows), MAX_ACTIVE), PADDING, dtype=np.int16)
+    buffer = np.zeros(MAX_ACTIVE, dtype=np.int64)
+    for i, row in enumerate(rows):
+        stack[0] = row
+        moves_difference, forcing = losing_terms(stack, np.int64(0), rules, mlist)
+        linear[i] = learned_score(stack[0], np.int64(moves_difference), forcing)
+        n = network_inputs(stack[0], buffer)
+        active[i, :n] = buffer[:n]
+    return linear, active
+
+
+def dense(active: np.ndarray, inputs: int) -> np.ndarray:
+    """The 0/1 input matrix (one row per position, inputs + 1 columns, the last the padding)."""
+    matrix = np.zeros((len(active), inputs + 1), dtype=np.float32)
+    matrix[np.arange(len(active))[:, None], active] = 1.0
+    return matrix
+
+
+def cross_entropy(predicted: np.ndarray, results: np.ndarray) -> float:
+    return float(-np.mean(results * np.log(predicted + 1e-7) + (1 - results) * np.log(1 - predicted + 1e-7)))
+
+
+def forward(params: dict, x: np.ndarray, linear: np.ndarray, scale: float):
+    z = x @ params["w1"] + params["b1"]
+    h = np.clip(z, 0.0, 1.0)
+    out = h @ params["w2"] + params["b2"]
+    predicted = 1.0 / (1.0 + np.exp(-(linear + out) / scale))
+    return z, h, out, predicted
+
+
+def evaluate_loss(params, active, linear, results, inputs, scale, batch=16384) -> float:
+    total = 0.0
+    for start in range(0, len(active), batch):
+        x = dense(active[start:start + batch], inputs)
+        predicted = forward(params, x, linear[start:start + batch], scale)[3]
+        total += cross_entropy(predicted, results[start:start + batch]) * len(x)
+    return total / len(active)
+
+
+def train(active, linear, results, held_out, hidden: int, inputs: int, scale: float, epochs: int,
+          batch: int, rate: float, l2: float, seed: int, report=print) -> tuple[dict, float, float]:
+    """The network weights with the lowest held-out loss; (weights, train loss, held-out loss)."""
+    rng = np.random.default_rng(seed)
+    params = {
+        "w1": (rng.standard_normal((inputs + 1, hidden)) * 0.05).astype(np.float32),
+        "b1": np.full(hidden, 0.25, dtype=np.float32),
+        "w2": np.zeros(hidden, dtype=np.float32),
+        "b2": np.zeros(1, dtype=np.float32),
+    }
+    params["w1"][inputs] = 0.0
+    moments = {key: (np.zeros_like(value), np.zeros_like(value)) for key, value in params.items()}
+    train_index = np.flatnonzero(~held_out)
+    test_index = np.flatnonzero(held_out)
+    best = (float("inf"), None, 0.0)
+    step = 0
+    beta1, beta2 = 0.9, 0.999
+    report(f"start: held-out loss {evaluate_loss(params, active[test_index], linear[test_index], results[test_index], inputs, scale):.5f}")
+    for epoch in range(1, epochs + 1):
+        started = time.perf_counter()
+        order = rng.permutation(train_index)
+        for start in range(0, len(order), batch):
+            chosen = order[start:start + batch]
+            x = dense(active[chosen], inputs)
+            z, h, out, predicted = forward(params, x, linear[chosen], scale)
+            d_out = (predicted - results[chosen]).astype(np.float32) / (scale * len(chosen))
+            d_z = np.outer(d_out, params["w2"]) * ((z > 0.0) & (z < 1.0))
+            gradients = {
+                "w1": x.T @ d_z + l2 * params["w1"],
+                "b1": d_z.sum(axis=0),
+                "w2": h.T @ d_out,
+                "b2": np.array([d_out.sum()], dtype=np.float32),
+            }
+            step += 1
+            for key, gradient in gradients.items():
+                m, v = moments[key]
+                m *= beta1
+                m += (1 - beta1) * gradient
+                v *= beta2
+                v += (1 - beta2) * gradient * gradient
+                params[key] -= (rate * (m / (1 - beta1 ** step)) / (np.sqrt(v / (1 - beta2 ** step)) + 1e-8)).astype(np.float32)
+            params["w1"][inputs] = 0.0
+        test_loss = evaluate_loss(params, active[test_index], linear[test_index], results[test_index], inputs, scale)
+        report(f"epoch {epoch}: held-out loss {test_loss:.5f} ({time.perf_counter() - started:.0f} s)")
+        if test_loss < best[0]:
+            train_loss = evaluate_loss(params, active[train_index], linear[train_index], results[train_index], inputs, scale)
+            best = (test_loss, {key: value.copy() for key, value in params.items()}, train_loss)
+    return best[1], best[2], best[0]
+
+
+def pack(params: dict) -> np.ndarray:
+    """The weights as engine.network lays them out (NETWORK_ROWS x HIDDEN float32)."""
+    from engine.network import NETWORK_ROWS, ROW_B1, ROW_B2, ROW_W2, INPUTS
+
+    hidden = params["w1"].shape[1]
+    network = np.zeros((NETWORK_ROWS, hidden), dtype=np.float32)
+    network[:INPUTS + 1] = params["w1"]
+    network[INPUTS] = 0.0
+    network[ROW_B1] = params["b1"]
+    network[ROW_W2] = params["w2"]
+    network[ROW_B2, 0] = params["b2"][0]
+    return network
+
+
+def write_network(path: Path, network: np.ndarray, **notes) -> None:
+    """Write the weights and notes to `path` atomically (a temporary file, then rename)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".npz")
+    with os.fdopen(descriptor, "wb") as handle:
+        np.savez_compressed(handle, network=network, **{key: np.array(value) for key, value in notes.items()})
+    os.chmod(temporary, 0o644)
+    os.replace(temporary, path)
+
+
+def main() -> int:
+    from engine.network import ENGINE_NETWORK_PATH, HIDDEN, INPUTS
+    from train_eval import load_data
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", required=True, help="one or more comma-separated play / play-teacher files")
+    parser.add_argument("--out", default=str(ENGINE_NETWORK_PATH))
+    parser.add_argument("--scale", type=float, default=200.0, help="centipawns per logistic unit")
+    parser.add_argument("--epochs", type=int, default=12)
+    parser.add_argument("--batch", type=int, default=4096)
+    parser.add_argument("--rate", type=float, default=1e-3)
+    parser.add_argument("--l2", type=float, default=1e-6)
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+
+    def report(line: str) -> None:
+        print(line, file=sys.stderr, flush=True)
+
+    data = load_data(args.data)
+    started = time.perf_counter()
+    linear, active = prepare(data["rows"])
+    results = data["results"].astype(np.float32)
+    held_out = data["games"] % 10 == 0
+    linear_loss = cross_entropy(1.0 / (1.0 + np.exp(-linear[held_out] / args.scale)), results[held_out])
+    report(f"{len(results)} positions prepared in {time.perf_counter() - started:.0f} s; "
+           f"linear evaluation alone: held-out loss {linear_loss:.5f}")
+    params, train_loss, test_loss = train(active, linear, results, held_out, HIDDEN, INPUTS, args.scale,
+                                          args.epochs, args.batch, args.rate, args.l2, args.seed, report)
+    command = (f"python3 tools/train_network.py --scale {args.scale} --epochs {args.epochs} --batch {args.batch} "
+               f"--rate {args.rate} --l2 {args.l2} --seed {args.seed}")
+    write_network(Path(args.out), pack(params), data=str(data["command"]), fit=command,
+                  positions=len(results), train_loss=train_loss, test_loss=test_loss, linear_test_loss=linear_loss)
+    print(f"network: train loss {train_loss:.5f}, held-out loss {test_loss:.5f} "
+          f"(linear alone {linear_loss:.5f}) -> {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -145,18 +145,14 @@ def network_score(pos, network):
             while pieces:
                 square = lsb(pieces)
                 pieces &= pieces - ONE
-                row = base + piece * 64 + (square ^ flip)
-                for j in range(hidden):
-                    accumulator[j] += network[row, j]
+                accumulator += network[base + piece * 64 + (square ^ flip)]
     for color in range(2):
         base = ATTACKED_BY_US if color == us else ATTACKED_BY_THEM
         squares = attacks_of(pos, color, occupied)
         while squares:
             square = lsb(squares)
             squares &= squares - ONE
-            row = base + (square ^ flip)
-            for j in range(hidden):
-                accumulator[j] += network[row, j]
+            accumulator += network[base + (square ^ flip)]
     total = network[ROW_B2, 0]
     for j in range(hidden):
         value = accumulator[j]

@@ -8,13 +8,15 @@ top to bottom when Black is to move, so "ours" always move up the board):
 - `attacked_by_us_<square>` / `attacked_by_them_<square>`: every square each side's pieces
   attack (pawns diagonally), 2 x 64.
 
-The network is h = clip(W1 . x + b1, 0, 1), a HIDDEN-wide layer, and out = w2 . h + b2 in
-centipawns, added to the linear score of `engine.evaluation.learned_score`: it learns what
-that score misses (which pieces stand where the other side attacks, and what attacks what),
-fitted by `tools/train_network.py` on the same game results.
+The network is h = clip(W1 . x + b1, 0, 1), one layer of hidden units (as many as the file
+has), and out = w2 . h + b2 in centipawns, added to the linear score of
+`engine.evaluation.learned_score`: it learns what that score misses (which pieces stand
+where the other side attacks, and what attacks what), fitted by `tools/train_network.py`
+on game results.
 
-The weights are one float32 array (NETWORK_ROWS x HIDDEN): rows 0..INPUTS-1 are W1 (row
-INPUTS is all zero: the padding input), then b1, then w2, then a row whose first entry is b2.
+The weights are one float32 array (NETWORK_ROWS x hidden units): rows 0..INPUTS-1 are W1
+(row INPUTS is all zero: the padding input), then b1, then w2, then a row whose first entry
+is b2.
 The kernels take it as an argument (`network`); an array with no rows turns the network off.
 It is loaded from `eval_network.npz` here, next to `eval_weights.json`.
 """
@@ -30,7 +32,7 @@ from .bitboards import (
 )
 
 ENGINE_NETWORK_PATH = ENGINE_DIR / "eval_network.npz"
-HIDDEN = 32
+HIDDEN = 32  # hidden units of a new network (tools/train_network.py); a file may have any number
 OURS = 0
 THEIRS = 6 * 64
 ATTACKED_BY_US = 12 * 64
@@ -50,15 +52,15 @@ def no_network() -> np.ndarray:
 
 
 def load_network(path=ENGINE_NETWORK_PATH) -> np.ndarray:
-    """The weights in `path` as float32[NETWORK_ROWS, HIDDEN], or no_network() when the file
-    is missing; ValueError when it does not have that shape."""
+    """The weights in `path` as float32[NETWORK_ROWS, hidden units], or no_network() when the
+    file is missing; ValueError when it does not have that shape."""
     try:
         with np.load(path) as data:
             weights = np.ascontiguousarray(data["network"], dtype=np.float32)
     except FileNotFoundError:
         return no_network()
-    if weights.shape != (NETWORK_ROWS, HIDDEN):
-        raise ValueError(f"{path}: network of shape {weights.shape}, expected {(NETWORK_ROWS, HIDDEN)}")
+    if weights.ndim != 2 or weights.shape[0] != NETWORK_ROWS or weights.shape[1] < 1:
+        raise ValueError(f"{path}: network of shape {weights.shape}, expected ({NETWORK_ROWS}, hidden units)")
     weights[PADDING] = 0.0
     return weights
 

@@ -2,7 +2,8 @@
 """Learn the antichess evaluation from self-play: play, label, fit, write the weights.
 
     python3 tools/train_eval.py all [--games 4000] [--nodes 1500] [--seed 1]
-    python3 tools/train_eval.py play --games N --nodes N --out artifacts/evaldata.npz
+    python3 tools/train_eval.py play --games N --nodes N [--no-network] --data artifacts/evaldata.npz
+    python3 tools/train_eval.py play-teacher --teacher PATH --games N --teacher-nodes N --data FILE
     python3 tools/train_eval.py fit --data artifacts/evaldata.npz --out engine/eval_weights.json
 
 `play`: self-play games under the antichess rules with the project's own engine at a fixed
@@ -10,7 +11,11 @@ node count per move (proof search off, so the games are reproducible), each star
 4 to 8 uniformly random plies (seeded).  Every quiet position after the random opening (the
 side to move has at least two legal moves and no capture) is kept with the game's result from
 the side to move's point of view (1 win, 0.5 draw, 0 loss); games longer than 300 plies are
-draws.  `fit`: the features of `engine.evaluation.losing_features` for each position, then a
+draws.  `--no-network` plays without the evaluation network (engine/network.py), as every
+version before it did.  `play-teacher`: the same with a UCI engine (e.g. Fairy-Stockfish)
+playing both sides at a fixed node count, refereed by the project's rules; its results carry
+the stronger engine's judgment (tools/train_network.py fits the network on both kinds).
+`label`: a UCI teacher's score for each position.  `fit`: the features of `engine.evaluation.losing_features` for each position, then a
 logistic (Texel) fit of the weights: the evaluation in centipawns, through
 1 / (1 + exp(-score / SCALE)), should predict the result; L2-regularised, full-batch
 gradient descent (NumPy only).  The weights go to a JSON file in `engine/` that
@@ -36,12 +41,16 @@ sys.path.insert(0, str(ROOT))
 MAX_PLIES = 300
 
 
-def play(games: int, nodes: int, seed: int, report=print) -> dict[str, np.ndarray]:
-    """Self-play `games` antichess games; the quiet positions with their results."""
+def play(games: int, nodes: int, seed: int, report=print, network: bool = True) -> dict[str, np.ndarray]:
+    """Self-play `games` antichess games; the quiet positions with their results.  With
+    `network` False the engine plays without its evaluation network (engine.network)."""
     from engine import Game, Limits, Searcher
+    from engine.network import no_network
 
     rng = random.Random(seed)
     searcher = Searcher(hash_mb=16)
+    if not network:
+        searcher.network = no_network()
     rows, results, plies, game_ids = [], [], [], []
     started = time.perf_counter()
     for number in range(games):
@@ -322,6 +331,8 @@ def main() -> int:
     parser.add_argument("--games", type=int, default=4000)
     parser.add_argument("--nodes", type=int, default=1500)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--no-network", action="store_true",
+                        help="play: self-play without the evaluation network (the linear score alone)")
     parser.add_argument("--data", default=str(ROOT / "artifacts" / "evaldata.npz"),
                         help="play's output file; for fit, several comma-separated files")
     parser.add_argument("--out", default=None, help="weights file (default engine/eval_weights.json)")
@@ -339,9 +350,11 @@ def main() -> int:
     args = parser.parse_args()
     data_path = Path(args.data.split(",")[0])
     if args.stage in ("play", "all"):
-        data = play(args.games, args.nodes, args.seed, report=lambda line: print(line, file=sys.stderr))
+        data = play(args.games, args.nodes, args.seed, report=lambda line: print(line, file=sys.stderr),
+                    network=not args.no_network)
         data_path.parent.mkdir(parents=True, exist_ok=True)
-        command = f"python3 tools/train_eval.py play --games {args.games} --nodes {args.nodes} --seed {args.seed}"
+        command = (f"python3 tools/train_eval.py play --games {args.games} --nodes {args.nodes} --seed {args.seed}"
+                   + (" --no-network" if args.no_network else ""))
         np.savez_compressed(data_path, command=np.array(command), **data)
         print(f"{len(data['rows'])} positions from {args.games} games -> {data_path}")
     if args.stage == "play-teacher":

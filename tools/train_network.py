@@ -130,7 +130,7 @@ def train(active, linear, results, held_out, hidden: int, inputs: int, scale: fl
 
 
 def pack(params: dict) -> np.ndarray:
-    """The weights as engine.network lays them out (NETWORK_ROWS x HIDDEN float32)."""
+    """The weights as engine.network lays them out (NETWORK_ROWS x hidden units, float32)."""
     from engine.network import NETWORK_ROWS, ROW_B1, ROW_B2, ROW_W2, INPUTS
 
     hidden = params["w1"].shape[1]
@@ -161,9 +161,10 @@ def main() -> int:
     parser.add_argument("--data", required=True, help="one or more comma-separated play / play-teacher files")
     parser.add_argument("--out", default=str(ENGINE_NETWORK_PATH))
     parser.add_argument("--scale", type=float, default=200.0, help="centipawns per logistic unit")
-    parser.add_argument("--epochs", type=int, default=12)
+    parser.add_argument("--hidden", type=int, default=HIDDEN, help="hidden units")
+    parser.add_argument("--epochs", type=int, default=60)
     parser.add_argument("--batch", type=int, default=4096)
-    parser.add_argument("--rate", type=float, default=1e-3)
+    parser.add_argument("--rate", type=float, default=5e-3)
     parser.add_argument("--l2", type=float, default=1e-6)
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
@@ -179,9 +180,9 @@ def main() -> int:
     linear_loss = cross_entropy(1.0 / (1.0 + np.exp(-linear[held_out] / args.scale)), results[held_out])
     report(f"{len(results)} positions prepared in {time.perf_counter() - started:.0f} s; "
            f"linear evaluation alone: held-out loss {linear_loss:.5f}")
-    params, train_loss, test_loss = train(active, linear, results, held_out, HIDDEN, INPUTS, args.scale,
+    params, train_loss, test_loss = train(active, linear, results, held_out, args.hidden, INPUTS, args.scale,
                                           args.epochs, args.batch, args.rate, args.l2, args.seed, report)
-    command = (f"python3 tools/train_network.py --scale {args.scale} --epochs {args.epochs} --batch {args.batch} "
+    command = (f"python3 tools/train_network.py --hidden {args.hidden} --scale {args.scale} --epochs {args.epochs} --batch {args.batch} "
                f"--rate {args.rate} --l2 {args.l2} --seed {args.seed}")
     write_network(Path(args.out), pack(params), data=str(data["command"]), fit=command,
                   positions=len(results), train_loss=train_loss, test_loss=test_loss, linear_test_loss=linear_loss)

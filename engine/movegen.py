@@ -121,6 +121,43 @@ def side_is_safe(pos, side, rules):
 
 
 @kernel
+def attacked_squares(pos, color, occupied, berolina):
+    """Every square a piece of `color` attacks (pawns diagonally, Berolina pawns straight
+    ahead; anti-kings left out)."""
+    base = color * 8
+    attacked = ZERO
+    pawns = pos[base + PAWN]
+    while pawns:
+        square = lsb(pawns)
+        pawns &= pawns - ONE
+        if berolina:
+            attacked |= PAWN_FORWARD[color, square]
+        else:
+            attacked |= PAWN_DIAGONAL[color, square]
+    pieces = pos[base + KNIGHT]
+    while pieces:
+        square = lsb(pieces)
+        pieces &= pieces - ONE
+        attacked |= KNIGHT_ATTACKS[square]
+    pieces = pos[base + BISHOP] | pos[base + QUEEN]
+    while pieces:
+        square = lsb(pieces)
+        pieces &= pieces - ONE
+        attacked |= bishop_attacks(square, occupied)
+    pieces = pos[base + ROOK] | pos[base + QUEEN]
+    while pieces:
+        square = lsb(pieces)
+        pieces &= pieces - ONE
+        attacked |= rook_attacks(square, occupied)
+    pieces = pos[base + KING]
+    while pieces:
+        square = lsb(pieces)
+        pieces &= pieces - ONE
+        attacked |= KING_ATTACKS[square]
+    return attacked
+
+
+@kernel
 def _add_pawn_move(out, n, origin, target, flags, promotion_mask, last_rank):
     """Append a pawn move, expanded into one move per promotion piece on the last rank."""
     move = origin | (target << 6) | flags

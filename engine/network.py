@@ -26,10 +26,8 @@ from __future__ import annotations
 import numpy as np
 
 from ._jit import ENGINE_DIR, kernel
-from .bitboards import (
-    BISHOP, KING, KNIGHT, KING_ATTACKS, KNIGHT_ATTACKS, ONE, OCC, P_SIDE, PAWN, PAWN_DIAGONAL, QUEEN, ROOK,
-    bishop_attacks, lsb, rook_attacks,
-)
+from .bitboards import KING, ONE, OCC, P_SIDE, PAWN, lsb
+from .movegen import attacked_squares
 
 ENGINE_NETWORK_PATH = ENGINE_DIR / "eval_network.npz"
 HIDDEN = 32  # hidden units of a new network (tools/train_network.py); a file may have any number
@@ -69,39 +67,6 @@ NETWORK = load_network()
 
 
 @kernel
-def attacks_of(pos, color, occupied):
-    """Every square a piece of `color` attacks (pawns diagonally)."""
-    base = color * 8
-    attacked = np.uint64(0)
-    pieces = pos[base + PAWN]
-    while pieces:
-        square = lsb(pieces)
-        pieces &= pieces - ONE
-        attacked |= PAWN_DIAGONAL[color, square]
-    pieces = pos[base + KNIGHT]
-    while pieces:
-        square = lsb(pieces)
-        pieces &= pieces - ONE
-        attacked |= KNIGHT_ATTACKS[square]
-    pieces = pos[base + BISHOP] | pos[base + QUEEN]
-    while pieces:
-        square = lsb(pieces)
-        pieces &= pieces - ONE
-        attacked |= bishop_attacks(square, occupied)
-    pieces = pos[base + ROOK] | pos[base + QUEEN]
-    while pieces:
-        square = lsb(pieces)
-        pieces &= pieces - ONE
-        attacked |= rook_attacks(square, occupied)
-    pieces = pos[base + KING]
-    while pieces:
-        square = lsb(pieces)
-        pieces &= pieces - ONE
-        attacked |= KING_ATTACKS[square]
-    return attacked
-
-
-@kernel
 def network_inputs(pos, out):
     """Write the indices of `pos`'s active inputs (side to move's view) into `out`
     (at least MAX_ACTIVE long); returns how many."""
@@ -120,7 +85,7 @@ def network_inputs(pos, out):
                 n += 1
     for color in range(2):
         base = ATTACKED_BY_US if color == us else ATTACKED_BY_THEM
-        squares = attacks_of(pos, color, occupied)
+        squares = attacked_squares(pos, color, occupied, False)
         while squares:
             square = lsb(squares)
             squares &= squares - ONE
@@ -135,28 +100,13 @@ def network_score(pos, network):
     `network` has no rows)."""
     if network.shape[0] == 0:
         return np.int64(0)
-    hidden = network.shape[1]
+    active = np.empty(MAX_ACTIVE, dtype=np.int64)
+    n = network_inputs(pos, active)
     accumulator = network[ROW_B1].copy()
-    us = np.int64(pos[P_SIDE])
-    flip = 56 if us == 1 else 0
-    occupied = pos[OCC] | pos[8 + OCC]
-    for color in range(2):
-        base = OURS if color == us else THEIRS
-        for piece in range(PAWN, KING + 1):
-            pieces = pos[color * 8 + piece]
-            while pieces:
-                square = lsb(pieces)
-                pieces &= pieces - ONE
-                accumulator += network[base + piece * 64 + (square ^ flip)]
-    for color in range(2):
-        base = ATTACKED_BY_US if color == us else ATTACKED_BY_THEM
-        squares = attacks_of(pos, color, occupied)
-        while squares:
-            square = lsb(squares)
-            squares &= squares - ONE
-            accumulator += network[base + (square ^ flip)]
+    for i in range(n):
+        accumulator += network[active[i]]
     total = network[ROW_B2, 0]
-    for j in range(hidden):
+    for j in range(network.shape[1]):
         value = accumulator[j]
         if value > 0.0:
             total += network[ROW_W2, j] * (value if value < 1.0 else np.float32(1.0))

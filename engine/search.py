@@ -28,7 +28,7 @@ from .bitboards import (
 from .evaluation import learned_score, reach
 from .network import network_score
 from .movegen import (
-    RESULT_DRAW, antiking_attackers, check_state, game_status, gen_legal, legal_moves, make_move,
+    RESULT_DRAW, antiking_attackers, attacked_squares, check_state, game_status, gen_legal, legal_moves, make_move,
     over_by_position, piece_type_at,
 )
 from .tablebase import INVALID as TABLE_INVALID
@@ -345,38 +345,7 @@ def is_repetition(stack, idx, first_row):
 @kernel
 def attacked_by(pos, color, rules):
     """Every square a piece of `color` attacks (anti-kings left out)."""
-    base = color * 8
-    occupied = pos[OCC] | pos[8 + OCC]
-    attacked = ZERO
-    pawns = pos[base + PAWN]
-    while pawns:
-        square = lsb(pawns)
-        pawns &= pawns - ONE
-        if rules[R_BEROLINA]:
-            attacked |= PAWN_FORWARD[color, square]
-        else:
-            attacked |= PAWN_DIAGONAL[color, square]
-    pieces = pos[base + KNIGHT]
-    while pieces:
-        square = lsb(pieces)
-        pieces &= pieces - ONE
-        attacked |= KNIGHT_ATTACKS[square]
-    pieces = pos[base + BISHOP] | pos[base + QUEEN]
-    while pieces:
-        square = lsb(pieces)
-        pieces &= pieces - ONE
-        attacked |= bishop_attacks(square, occupied)
-    pieces = pos[base + ROOK] | pos[base + QUEEN]
-    while pieces:
-        square = lsb(pieces)
-        pieces &= pieces - ONE
-        attacked |= rook_attacks(square, occupied)
-    pieces = pos[base + KING]
-    while pieces:
-        square = lsb(pieces)
-        pieces &= pieces - ONE
-        attacked |= KING_ATTACKS[square]
-    return attacked
+    return attacked_squares(pos, color, pos[OCC] | pos[8 + OCC], rules[R_BEROLINA])
 
 
 @kernel

@@ -41,6 +41,23 @@ sys.path.insert(0, str(ROOT))
 MAX_PLIES = 300
 
 
+def _collect(game, kept: list, number: int, columns: dict[str, list]) -> None:
+    """Append a finished game's kept positions (row, side to move, ply) to `columns`, each
+    with the game's result for its side to move (unfinished games count as draws)."""
+    outcome = game.outcome()
+    white_score = 0.5 if outcome is None or outcome.winner is None else (1.0 if outcome.winner == "white" else 0.0)
+    for row, side, ply in kept:
+        columns["rows"].append(row)
+        columns["results"].append(white_score if side == 0 else 1.0 - white_score)
+        columns["plies"].append(ply)
+        columns["games"].append(number)
+
+
+def _as_arrays(columns: dict[str, list]) -> dict[str, np.ndarray]:
+    return {"rows": np.array(columns["rows"], dtype=np.uint64), "results": np.array(columns["results"], dtype=np.float64),
+            "plies": np.array(columns["plies"], dtype=np.int64), "games": np.array(columns["games"], dtype=np.int64)}
+
+
 def play(games: int, nodes: int, seed: int, report=print, network: bool = True) -> dict[str, np.ndarray]:
     """Self-play `games` antichess games; the quiet positions with their results.  With
     `network` False the engine plays without its evaluation network (engine.network)."""
@@ -51,7 +68,7 @@ def play(games: int, nodes: int, seed: int, report=print, network: bool = True) 
     searcher = Searcher(hash_mb=16)
     if not network:
         searcher.network = no_network()
-    rows, results, plies, game_ids = [], [], [], []
+    columns: dict[str, list] = {"rows": [], "results": [], "plies": [], "games": []}
     started = time.perf_counter()
     for number in range(games):
         game = Game("antichess")
@@ -68,18 +85,11 @@ def play(games: int, nodes: int, seed: int, report=print, network: bool = True) 
                 kept.append((game._row().copy(), 0 if game.turn == "white" else 1, game.ply))
             result = searcher.search(game, Limits(nodes=nodes, proof=False))
             game.push(result.best_move)
-        outcome = game.outcome()
-        white_score = 0.5 if outcome is None or outcome.winner is None else (1.0 if outcome.winner == "white" else 0.0)
-        for row, side, ply in kept:
-            rows.append(row)
-            results.append(white_score if side == 0 else 1.0 - white_score)
-            plies.append(ply)
-            game_ids.append(number)
+        _collect(game, kept, number, columns)
         if (number + 1) % 100 == 0:
             elapsed = time.perf_counter() - started
-            report(f"{number + 1}/{games} games, {len(rows)} positions, {elapsed:.0f} s")
-    return {"rows": np.array(rows, dtype=np.uint64), "results": np.array(results, dtype=np.float64),
-            "plies": np.array(plies, dtype=np.int64), "games": np.array(game_ids, dtype=np.int64)}
+            report(f"{number + 1}/{games} games, {len(columns['rows'])} positions, {elapsed:.0f} s")
+    return _as_arrays(columns)
 
 
 def play_teacher(command: str, games: int, nodes: int, seed: int, report=print) -> dict[str, np.ndarray]:
@@ -108,7 +118,7 @@ def play_teacher(command: str, games: int, nodes: int, seed: int, report=print) 
     for option in ("UCI_Variant value antichess", "Threads value 1", "Hash value 16"):
         send(f"setoption name {option}")
     send("isready")
-    rows, results, plies, game_ids = [], [], [], []
+    columns: dict[str, list] = {"rows": [], "results": [], "plies": [], "games": []}
     started = time.perf_counter()
     for number in range(games):
         game = Game("antichess")
@@ -131,20 +141,13 @@ def play_teacher(command: str, games: int, nodes: int, seed: int, report=print) 
             send(f"position fen {start_fen} moves {history}")
             send(f"go nodes {nodes}")
             game.push(best_move())
-        outcome = game.outcome()
-        white_score = 0.5 if outcome is None or outcome.winner is None else (1.0 if outcome.winner == "white" else 0.0)
-        for row, side, ply in kept:
-            rows.append(row)
-            results.append(white_score if side == 0 else 1.0 - white_score)
-            plies.append(ply)
-            game_ids.append(number)
+        _collect(game, kept, number, columns)
         if (number + 1) % 100 == 0:
             elapsed = time.perf_counter() - started
-            report(f"{number + 1}/{games} games, {len(rows)} positions, {elapsed:.0f} s")
+            report(f"{number + 1}/{games} games, {len(columns['rows'])} positions, {elapsed:.0f} s")
     send("quit")
     engine.wait(timeout=10)
-    return {"rows": np.array(rows, dtype=np.uint64), "results": np.array(results, dtype=np.float64),
-            "plies": np.array(plies, dtype=np.int64), "games": np.array(game_ids, dtype=np.int64)}
+    return _as_arrays(columns)
 
 
 MATE_CP = 3000  # a teacher's mate score, in centipawns (beyond any evaluation)

@@ -66,8 +66,9 @@ def _exercise(share: str) -> None:
 
 
 def _exercise_training_kernels(game) -> None:
-    """The evaluation's feature kernels, which only tools/train_eval.py and tools/train_network.py call, so that the
-    warm-up compiles every kernel (its progress reaches the kernel count)."""
+    """The evaluation's feature kernels, which only tools/train_eval.py and
+    tools/train_network.py call, so that the warm-up compiles every kernel (its progress
+    reaches the kernel count)."""
     import numpy as np
 
     from .evaluation import FEATURE_COUNT, losing_features

@@ -88,11 +88,17 @@ def _reference_score(network: np.ndarray, active: list[int]) -> float:
     return float(hidden @ network[ROW_W2] + network[ROW_B2, 0])
 
 
-def test_score_is_the_forward_pass_of_the_weights():
-    rng = np.random.default_rng(3)
+def _random_network(seed: int) -> np.ndarray:
+    """Random weights with outputs of a few hundred centipawns (the padding row zero)."""
+    rng = np.random.default_rng(seed)
     network = (rng.standard_normal((NETWORK_ROWS, HIDDEN)) * 0.2).astype(np.float32)
     network[ROW_W2] *= 300.0
     network[PADDING] = 0.0
+    return network
+
+
+def test_score_is_the_forward_pass_of_the_weights():
+    network = _random_network(seed=3)
     buffer = np.zeros(MAX_ACTIVE, dtype=np.int64)
     scores = []
     for game in _random_games(40, seed=5):
@@ -106,10 +112,7 @@ def test_score_is_the_forward_pass_of_the_weights():
 
 
 def test_the_search_scores_quiet_antichess_nodes_as_linear_plus_network():
-    rng = np.random.default_rng(4)
-    network = (rng.standard_normal((NETWORK_ROWS, HIDDEN)) * 0.2).astype(np.float32)
-    network[ROW_W2] *= 300.0
-    network[PADDING] = 0.0
+    network = _random_network(seed=4)
     checked = 0
     for game in _random_games(40, seed=9):
         moves = game.legal_moves()

@@ -53,13 +53,21 @@ def _collect(game, kept: list, number: int, columns: dict[str, list]) -> None:
         columns["games"].append(number)
 
 
+def _kept(moves: list, captures: bool) -> bool:
+    """Whether a position with these legal moves goes into the data: a choice of at least two
+    moves, none a capture (a quiet position), or with `captures` also a choice of captures."""
+    return len(moves) >= 2 and (captures or not any(move.is_capture for move in moves))
+
+
 def _as_arrays(columns: dict[str, list]) -> dict[str, np.ndarray]:
     return {"rows": np.array(columns["rows"], dtype=np.uint64), "results": np.array(columns["results"], dtype=np.float64),
             "plies": np.array(columns["plies"], dtype=np.int64), "games": np.array(columns["games"], dtype=np.int64)}
 
 
-def play(games: int, nodes: int, seed: int, report=print, network: bool = True) -> dict[str, np.ndarray]:
-    """Self-play `games` antichess games; the quiet positions with their results.  With
+def play(games: int, nodes: int, seed: int, report=print, network: bool = True,
+         captures: bool = False) -> dict[str, np.ndarray]:
+    """Self-play `games` antichess games; the quiet positions with their results (with
+    `captures`, also those where the side to move must capture and has a choice).  With
     `network` False the engine plays without its evaluation network (engine.network)."""
     from engine import Game, Limits, Searcher
     from engine.network import no_network
@@ -81,7 +89,7 @@ def play(games: int, nodes: int, seed: int, report=print, network: bool = True) 
         kept: list[tuple[np.ndarray, int, int]] = []  # (row, side to move, ply)
         while game.outcome() is None and game.ply < MAX_PLIES:
             moves = game.legal_moves()
-            if len(moves) >= 2 and not any(move.is_capture for move in moves):
+            if _kept(moves, captures):
                 kept.append((game._row().copy(), 0 if game.turn == "white" else 1, game.ply))
             result = searcher.search(game, Limits(nodes=nodes, proof=False))
             game.push(result.best_move)
@@ -92,10 +100,11 @@ def play(games: int, nodes: int, seed: int, report=print, network: bool = True) 
     return _as_arrays(columns)
 
 
-def play_teacher(command: str, games: int, nodes: int, seed: int, report=print) -> dict[str, np.ndarray]:
+def play_teacher(command: str, games: int, nodes: int, seed: int, report=print,
+                 captures: bool = False) -> dict[str, np.ndarray]:
     """`games` antichess games of a UCI engine (`command`) against itself at `nodes` nodes a
-    move, from 4 to 8 seeded random plies, refereed by the project's own rules; the quiet
-    positions with their results, as `play` returns them."""
+    move, from 4 to 8 seeded random plies, refereed by the project's own rules; the positions
+    with their results, as `play` returns them."""
     import shlex
     import subprocess
 
@@ -132,7 +141,7 @@ def play_teacher(command: str, games: int, nodes: int, seed: int, report=print) 
         kept: list[tuple[np.ndarray, int, int]] = []
         while game.outcome() is None and game.ply < MAX_PLIES:
             moves = game.legal_moves()
-            if len(moves) >= 2 and not any(move.is_capture for move in moves):
+            if _kept(moves, captures):
                 kept.append((game._row().copy(), 0 if game.turn == "white" else 1, game.ply))
             if len(moves) == 1:
                 game.push(moves[0])
@@ -280,6 +289,18 @@ def features(rows: np.ndarray) -> np.ndarray:
     return out
 
 
+def quiet_positions(data: dict) -> dict:
+    """`data` without the positions where the side to move must capture (`--captures` data):
+    the linear evaluation scores quiet positions only."""
+    from engine.rules import get_rule_set
+    from engine.search import count_moves_and_captures
+
+    rules = get_rule_set("antichess").to_array()
+    quiet = np.array([count_moves_and_captures(row, rules)[1] == 0 for row in data["rows"]], dtype=bool)
+    return {key: (value[quiet] if isinstance(value, np.ndarray) and value.shape[:1] == quiet.shape else value)
+            for key, value in data.items()}
+
+
 def load_data(paths: str) -> dict:
     """One data set from one or more `play` files (comma-separated), games renumbered."""
     parts = [np.load(path) for path in paths.split(",")]
@@ -336,6 +357,9 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--no-network", action="store_true",
                         help="play: self-play without the evaluation network (the linear score alone)")
+    parser.add_argument("--captures", action="store_true",
+                        help="play, play-teacher: keep also the positions where the side to move must capture "
+                             "(and has a choice); the network fits them, the linear fit skips them")
     parser.add_argument("--data", default=str(ROOT / "artifacts" / "evaldata.npz"),
                         help="play's output file; for fit, several comma-separated files")
     parser.add_argument("--out", default=None, help="weights file (default engine/eval_weights.json)")
@@ -354,20 +378,21 @@ def main() -> int:
     data_path = Path(args.data.split(",")[0])
     if args.stage in ("play", "all"):
         data = play(args.games, args.nodes, args.seed, report=lambda line: print(line, file=sys.stderr),
-                    network=not args.no_network)
+                    network=not args.no_network, captures=args.captures)
         data_path.parent.mkdir(parents=True, exist_ok=True)
         command = (f"python3 tools/train_eval.py play --games {args.games} --nodes {args.nodes} --seed {args.seed}"
-                   + (" --no-network" if args.no_network else ""))
+                   + (" --no-network" if args.no_network else "") + (" --captures" if args.captures else ""))
         np.savez_compressed(data_path, command=np.array(command), **data)
         print(f"{len(data['rows'])} positions from {args.games} games -> {data_path}")
     if args.stage == "play-teacher":
         if not args.teacher:
             parser.error("play-teacher needs --teacher PATH")
         data = play_teacher(args.teacher, args.games, args.teacher_nodes, args.seed,
-                            report=lambda line: print(line, file=sys.stderr))
+                            report=lambda line: print(line, file=sys.stderr), captures=args.captures)
         data_path.parent.mkdir(parents=True, exist_ok=True)
         command = (f"python3 tools/train_eval.py play-teacher --teacher {Path(args.teacher).name} "
-                   f"--games {args.games} --teacher-nodes {args.teacher_nodes} --seed {args.seed}")
+                   f"--games {args.games} --teacher-nodes {args.teacher_nodes} --seed {args.seed}"
+                   + (" --captures" if args.captures else ""))
         np.savez_compressed(data_path, command=np.array(command), **data)
         print(f"{len(data['rows'])} positions from {args.games} games -> {data_path}")
     if args.stage == "label":
@@ -385,7 +410,7 @@ def main() -> int:
     if args.stage in ("fit", "all"):
         from engine.evaluation import FEATURE_NAMES, ENGINE_WEIGHTS_PATH
 
-        data = load_data(args.data if args.stage == "fit" else str(data_path))
+        data = quiet_positions(load_data(args.data if args.stage == "fit" else str(data_path)))
         matrix = features(data["rows"])
         results = data["results"]
         fit_note = ""

@@ -6,7 +6,10 @@ top to bottom when Black is to move, so "ours" always move up the board):
 
 - `ours_<piece>_<square>` / `theirs_<piece>_<square>`: 2 x 6 x 64 piece placements;
 - `attacked_by_us_<square>` / `attacked_by_them_<square>`: every square each side's pieces
-  attack (pawns diagonally), 2 x 64.
+  attack (pawns diagonally), 2 x 64;
+- `capturing`: the side to move attacks a piece of the other side, so (en passant aside)
+  it must capture.  Quiet positions never have it; it lets the network score the positions
+  where the quiescence search stands pat with a choice of captures.
 
 The network is h = clip(W1 . x + b1, 0, 1), one layer of hidden units (as many as the file
 has), and out = w2 . h + b2 in centipawns, added to the linear score of
@@ -35,9 +38,10 @@ OURS = 0
 THEIRS = 6 * 64
 ATTACKED_BY_US = 12 * 64
 ATTACKED_BY_THEM = ATTACKED_BY_US + 64
-INPUTS = ATTACKED_BY_THEM + 64
+CAPTURING = ATTACKED_BY_THEM + 64  # the side to move has a capture (so must capture)
+INPUTS = CAPTURING + 1
 PADDING = INPUTS  # an input index whose W1 row is zero
-MAX_ACTIVE = 32 + 128
+MAX_ACTIVE = 32 + 128 + 1
 ROW_B1 = INPUTS + 1
 ROW_W2 = ROW_B1 + 1
 ROW_B2 = ROW_W2 + 1
@@ -86,6 +90,9 @@ def network_inputs(pos, out):
     for color in range(2):
         base = ATTACKED_BY_US if color == us else ATTACKED_BY_THEM
         squares = attacked_squares(pos, color, occupied, False)
+        if color == us and squares & pos[(1 - us) * 8 + OCC]:
+            out[n] = CAPTURING
+            n += 1
         while squares:
             square = lsb(squares)
             squares &= squares - ONE

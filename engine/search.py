@@ -43,6 +43,8 @@ INFINITY = 32000
 MATE_BOUND = MATE - 1000  # scores beyond this are mates
 MAX_PLY = 100
 QUIESCENCE_PLIES = 12  # forced sequences (captures, evasions) followed below the horizon
+STAND_PAT_FROM = 0  # plies below the horizon from which a choice of captures may stand pat
+STAND_PAT_CAPTURES = 2  # captures searched at such a node
 
 BOUND_EXACT, BOUND_LOWER, BOUND_UPPER = 1, 2, 3
 
@@ -480,6 +482,19 @@ def negamax(stack, idx, depth, alpha, beta, ply, rules, mlist, scores, tt_keys, 
 
     quiescent = depth <= 0
     captures_only = False
+    stand_pat_node = False
+    stand_pat = np.int64(-INFINITY)
+    if (quiescent and rules[R_MUST_CAPTURE] and n > 1 and not in_check and depth <= -STAND_PAT_FROM
+            and depth > -QUIESCENCE_PLIES and pseudo_legal_is_legal(rules)
+            and (np.int64(mlist[idx, 0]) & CAPTURE_FLAG) != 0):
+        # A choice of captures below the horizon: the static score (the network knows the
+        # side to move must capture) is a floor, and only the first captures try to beat it.
+        stand_pat = evaluate_losing(stack, idx, rules, mlist, np.int64(n), network)
+        if stand_pat >= beta:
+            return stand_pat
+        if stand_pat > alpha:
+            alpha = stand_pat
+        stand_pat_node = True
     if quiescent and not (forced and depth > -QUIESCENCE_PLIES):
         if rules[R_MUST_CAPTURE]:
             return evaluate_losing(stack, idx, rules, mlist, np.int64(n), network)
@@ -541,6 +556,8 @@ def negamax(stack, idx, depth, alpha, beta, ply, rules, mlist, scores, tt_keys, 
             continue
         if ply == 0 and _is_excluded(excluded, move):
             continue
+        if stand_pat_node and searched >= STAND_PAT_CAPTURES:
+            break
         make_move(stack, idx, idx + 1, np.int32(move), rules)
         if searched == 0:
             value = -negamax(stack, idx + 1, depth - 1, -beta, -alpha, ply + 1, rules, mlist, scores,
@@ -594,6 +611,8 @@ def negamax(stack, idx, depth, alpha, beta, ply, rules, mlist, scores, tt_keys, 
 
     if searched == 0:
         return alpha
+    if best < stand_pat:
+        best = stand_pat
     if not captures_only:
         bound = BOUND_UPPER
         if best >= beta:

@@ -17,7 +17,7 @@ from engine import Game
 from engine import search as kernels
 from engine.evaluation import learned_score
 from engine.network import (
-    ATTACKED_BY_THEM, ATTACKED_BY_US, ENGINE_NETWORK_PATH, HIDDEN, INPUTS, MAX_ACTIVE, NETWORK, NETWORK_ROWS,
+    ATTACKED_BY_THEM, ATTACKED_BY_US, CAPTURING, ENGINE_NETWORK_PATH, HIDDEN, INPUTS, MAX_ACTIVE, NETWORK, NETWORK_ROWS,
     OURS, PADDING, ROW_B1, ROW_B2, ROW_W2, THEIRS, load_network, network_inputs, network_score, no_network,
 )
 
@@ -60,6 +60,8 @@ def _expected_inputs(fen: str) -> set[int]:
         for square in chess.SquareSet(board.occupied_co[color]):
             attacked |= board.attacks(square)
         active |= {base + (square ^ flip) for square in attacked}
+        if color == us and attacked & board.occupied_co[not us]:
+            active.add(CAPTURING)
     return active
 
 
@@ -69,6 +71,19 @@ def test_inputs_are_the_pieces_and_the_squares_each_side_attacks():
         n = network_inputs(game._row(), buffer)
         assert len(set(buffer[:n].tolist())) == n
         assert set(buffer[:n].tolist()) == _expected_inputs(game.fen()), game.fen()
+
+
+def test_capturing_input_is_on_exactly_when_the_side_to_move_must_capture():
+    buffer = np.zeros(MAX_ACTIVE, dtype=np.int64)
+    seen = set()
+    for game in _random_games(80, seed=13):
+        if game.fen().split()[3] != "-":
+            continue  # an en passant capture is a capture the input does not see
+        n = network_inputs(game._row(), buffer)
+        must_capture = any(move.is_capture for move in game.legal_moves())
+        assert (CAPTURING in buffer[:n].tolist()) == must_capture, game.fen()
+        seen.add(must_capture)
+    assert seen == {True, False}
 
 
 def test_inputs_are_seen_from_the_side_to_move():

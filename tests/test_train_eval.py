@@ -39,3 +39,21 @@ def test_label_asks_a_uci_teacher_for_each_position_in_order():
     first, second, start = labelled["teacher"]
     assert first > train_eval.MATE_CP - 10 and second > train_eval.MATE_CP - 10  # a mate announced
     assert abs(start) < 1000
+
+
+def test_captures_adds_the_must_capture_positions_of_the_same_games():
+    """`play --captures` plays the same games and keeps, besides the quiet positions, those
+    where the side to move must capture and has a choice; `quiet_positions` takes them out."""
+    from engine.rules import get_rule_set
+    from engine.search import count_moves_and_captures
+
+    quiet = train_eval.play(6, 200, seed=7, report=lambda line: None)
+    both = train_eval.play(6, 200, seed=7, report=lambda line: None, captures=True)
+    rules = get_rule_set("antichess").to_array()
+    counts = [count_moves_and_captures(row, rules) for row in both["rows"]]
+    capturing = np.array([captures > 0 for _, captures in counts])
+    assert capturing.any() and (~capturing).any()
+    assert all(moves >= 2 and (captures == 0 or captures == moves) for moves, captures in counts)
+    assert np.array_equal(both["rows"][~capturing], quiet["rows"])
+    assert np.array_equal(both["results"][~capturing], quiet["results"])
+    assert np.array_equal(train_eval.quiet_positions(both)["rows"], quiet["rows"])

@@ -3,8 +3,10 @@
 
     python3 tools/train_network.py --data A.npz[,B.npz...] [--out engine/eval_network.npz]
 
-The data files are those of `tools/train_eval.py play` or `play-teacher` (quiet antichess
-positions with the game's result for the side to move).  For each position the target is
+The data files are those of `tools/train_eval.py play` or `play-teacher` (antichess
+positions with the game's result for the side to move: quiet ones, and with `--captures` also
+those where the side to move must capture, which the quiescence search scores when it stands
+pat).  For each position the target is
 the result; the prediction is sigmoid((linear + network) / SCALE), with `linear` the
 shipped linear evaluation (engine.evaluation.learned_score, held fixed) and `network` the
 one-hidden-layer correction of engine/network.py, so the network learns only what the linear
@@ -154,7 +156,7 @@ def write_network(path: Path, network: np.ndarray, **notes) -> None:
 
 
 def main() -> int:
-    from engine.network import ENGINE_NETWORK_PATH, HIDDEN, INPUTS
+    from engine.network import CAPTURING, ENGINE_NETWORK_PATH, HIDDEN, INPUTS
     from train_eval import load_data
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -188,6 +190,12 @@ def main() -> int:
                   positions=len(results), train_loss=train_loss, test_loss=test_loss, linear_test_loss=linear_loss)
     print(f"network: train loss {train_loss:.5f}, held-out loss {test_loss:.5f} "
           f"(linear alone {linear_loss:.5f}) -> {args.out}")
+    capturing = (active == CAPTURING).any(axis=1)
+    for name, part in (("quiet", held_out & ~capturing), ("must capture", held_out & capturing)):
+        if part.any():
+            network_loss = evaluate_loss(params, active[part], linear[part], results[part], INPUTS, args.scale)
+            alone = cross_entropy(1.0 / (1.0 + np.exp(-linear[part] / args.scale)), results[part])
+            print(f"  held-out {name} positions ({part.sum()}): {network_loss:.5f} (linear alone {alone:.5f})")
     return 0
 
 

@@ -483,17 +483,17 @@ def negamax(stack, idx, depth, alpha, beta, ply, rules, mlist, scores, tt_keys, 
     quiescent = depth <= 0
     captures_only = False
     stand_pat_node = False
-    stand_pat = np.int64(-INFINITY)
+    capture_floor = np.int64(-INFINITY)
     if (quiescent and rules[R_MUST_CAPTURE] and n > 1 and not in_check and depth <= -STAND_PAT_FROM
             and depth > -QUIESCENCE_PLIES and pseudo_legal_is_legal(rules)
             and (np.int64(mlist[idx, 0]) & CAPTURE_FLAG) != 0):
         # A choice of captures below the horizon: the static score (the network knows the
         # side to move must capture) is a floor, and only the first captures try to beat it.
-        stand_pat = evaluate_losing(stack, idx, rules, mlist, np.int64(n), network)
-        if stand_pat >= beta:
-            return stand_pat
-        if stand_pat > alpha:
-            alpha = stand_pat
+        capture_floor = evaluate_losing(stack, idx, rules, mlist, np.int64(n), network)
+        if capture_floor >= beta:
+            return capture_floor
+        if capture_floor > alpha:
+            alpha = capture_floor
         stand_pat_node = True
     if quiescent and not (forced and depth > -QUIESCENCE_PLIES):
         if rules[R_MUST_CAPTURE]:
@@ -611,8 +611,8 @@ def negamax(stack, idx, depth, alpha, beta, ply, rules, mlist, scores, tt_keys, 
 
     if searched == 0:
         return alpha
-    if best < stand_pat:
-        best = stand_pat
+    if best < capture_floor:
+        best = capture_floor
     if not captures_only:
         bound = BOUND_UPPER
         if best >= beta:

@@ -64,10 +64,7 @@ def cache_root() -> Path:
 
 
 CACHE_DIR = cache_root() / source_hash()
-# Written by engine.warmup once every kernel is cached.  numba keeps one cache entry per
-# source path, so the marker names the path too: a second checkout or install of the same
-# sources is cold and starts with interpreted kernels, not a synchronous compile.
-COMPLETE_MARKER = CACHE_DIR / f"complete-{hashlib.sha256(str(ENGINE_DIR).encode()).hexdigest()[:12]}"
+COMPLETE_MARKER = CACHE_DIR / "complete"  # written by engine.warmup once every kernel is cached
 
 
 class _State:

@@ -69,7 +69,7 @@ def wait_for_worker(cache: str) -> None:
     """A cold run's compile worker may still be finishing the cache: wait for its marker."""
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline:
-        if any(name == "complete" for _, _, files in os.walk(cache) for name in files):
+        if any(name.startswith("complete") for _, _, files in os.walk(cache) for name in files):
             return
         time.sleep(0.2)
 

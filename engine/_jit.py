@@ -64,7 +64,23 @@ def cache_root() -> Path:
 
 
 CACHE_DIR = cache_root() / source_hash()
-COMPLETE_MARKER = CACHE_DIR / "complete"  # written by engine.warmup once every kernel is cached
+
+
+def _marker_name(directory: Path = ENGINE_DIR) -> str:
+    """The name of the "every kernel cached" marker for the engine in `directory`.
+
+    numba keys its cache entries to each source file's path and modification time, not
+    only its contents, so a second checkout (or a fresh clone) of the same sources is cold
+    even though it shares CACHE_DIR: the marker names a hash of that path and those times.
+    """
+    digest = hashlib.sha256(str(Path(directory).resolve()).encode())
+    for path in sorted(Path(directory).glob("*.py")):
+        stat = path.stat()
+        digest.update(f"{path.name}:{stat.st_mtime_ns}:{stat.st_size};".encode())
+    return "complete-" + digest.hexdigest()[:12]
+
+
+COMPLETE_MARKER = CACHE_DIR / _marker_name()  # written by engine.warmup once every kernel is cached
 
 
 class _State:

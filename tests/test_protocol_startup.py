@@ -107,11 +107,11 @@ def test_first_start_on_an_empty_cache_plays_at_once_and_compiles_in_the_backgro
 
     # An interpreted analysis still running when the worker finishes: the switch to the
     # compiled kernels waits for it, and `isready` meanwhile is answered at once.
-    from engine._jit import source_hash
+    from engine._jit import COMPLETE_MARKER, source_hash
 
     mark = engine.mark()
     engine.send("go infinite")
-    assert _wait_for_file(tmp_path / source_hash() / "complete", timeout=300)
+    assert _wait_for_file(tmp_path / source_hash() / COMPLETE_MARKER.name, timeout=300)
     time.sleep(0.5)
     engine.send("isready")
     engine.expect("readyok", timeout=3, start=mark)
@@ -127,7 +127,7 @@ def test_first_start_on_an_empty_cache_plays_at_once_and_compiles_in_the_backgro
     assert game.is_legal(best.split()[1])
     engine.send("quit")
     assert engine.close(timeout=10) == 0
-    assert [path.name for path in tmp_path.glob("*/complete")] == ["complete"]
+    assert [path.name for path in tmp_path.glob("*/complete*")] == [COMPLETE_MARKER.name]
 
     second = EngineDriver.subprocess(["antichess", "uci"], env=env)
     second.send("uci", "isready")
@@ -148,6 +148,6 @@ def test_a_quit_during_the_first_compilation_still_completes_the_cache(tmp_path)
     engine.expect_prefix("# compiling the engine's kernels", timeout=10)
     engine.send("quit")
     assert engine.close(timeout=10) == 0
-    from engine._jit import source_hash
+    from engine._jit import COMPLETE_MARKER, source_hash
 
-    assert _wait_for_file(tmp_path / source_hash() / "complete", timeout=300)
+    assert _wait_for_file(tmp_path / source_hash() / COMPLETE_MARKER.name, timeout=300)

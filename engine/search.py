@@ -72,6 +72,8 @@ CENTER = np.array([
 MVV = np.array([1, 3, 3, 5, 9, 10, 0], dtype=np.int64)
 MOBILITY_WEIGHT = 26
 FORCING_BONUS = 20
+NULL_MOVE_PIECES = 12  # null move under compulsory capture only with this many pieces
+NULL_MOVE_REDUCTION = 2
 FUTILITY_MARGIN = 150  # per ply of depth left, quiet compulsory-capture nodes
 for _table in (CHESS_VALUES, LOSING_VALUES, CENTER, MVV):
     _table.setflags(write=False)
@@ -534,6 +536,21 @@ def negamax(stack, idx, depth, alpha, beta, ply, rules, mlist, scores, tt_keys, 
                 return np.int64(0)
             if value >= beta:
                 return beta
+
+    # Null move at a quiet node under compulsory capture (the side to move has no capture),
+    # off the principal variation with many pieces on the board (tempo matters in endings).
+    if (not quiescent and not forced and depth >= 3 and ply > 0 and beta - alpha == 1
+            and rules[R_MUST_CAPTURE] and pseudo_legal_is_legal(rules) and beta < MATE_BOUND
+            and count(pos[OCC] | pos[8 + OCC]) >= NULL_MOVE_PIECES):
+        if evaluate_losing(stack, idx, rules, mlist, np.int64(n), network) >= beta:
+            make_move(stack, idx, idx + 1, np.int32(MOVE_PASS << 15), rules)
+            value = -negamax(stack, idx + 1, depth - 1 - NULL_MOVE_REDUCTION - depth // 6, -beta,
+                             -beta + 1, ply + 1, rules, mlist, scores, tt_keys, tt_data, killers,
+                             history, pv, pv_length, state, control, excluded, tables, network)
+            if state[STATE_STOPPED]:
+                return np.int64(0)
+            if value >= beta and value < MATE_BOUND:
+                return value
 
     # A quiet node under compulsory capture (the side to move has no capture) off the
     # principal variation, close to the horizon and far above beta: pruned on its static score.

@@ -74,6 +74,7 @@ MOBILITY_WEIGHT = 26
 FORCING_BONUS = 20
 NULL_MOVE_PIECES = 12  # null move under compulsory capture only with this many pieces
 NULL_MOVE_REDUCTION = 2
+LATE_MOVE_DEPTH = 3  # quiet compulsory-capture nodes this close to the horizon prune late moves
 FUTILITY_MARGIN = 150  # per ply of depth left, quiet compulsory-capture nodes
 for _table in (CHESS_VALUES, LOSING_VALUES, CENTER, MVV):
     _table.setflags(write=False)
@@ -561,6 +562,8 @@ def negamax(stack, idx, depth, alpha, beta, ply, rules, mlist, scores, tt_keys, 
             return static_eval
 
     _order_moves(stack, idx, mlist, scores, n, tt_move, killers, history, ply, rules)
+    late_moves_prunable = (not quiescent and not forced and depth <= LATE_MOVE_DEPTH and ply > 0
+                           and beta - alpha == 1 and rules[R_MUST_CAPTURE] != 0)
     best = np.int64(-INFINITY)
     best_move = np.int64(0)
     original_alpha = alpha
@@ -575,6 +578,9 @@ def negamax(stack, idx, depth, alpha, beta, ply, rules, mlist, scores, tt_keys, 
             continue
         if stand_pat_node and searched >= STAND_PAT_CAPTURES:
             break
+        if (late_moves_prunable and searched >= 3 + depth * depth and scores[idx, i] < 89000
+                and not (move >> 12) & 7 and best > -MATE_BOUND):
+            continue  # a late quiet move that offers nothing, close to the horizon
         make_move(stack, idx, idx + 1, np.int32(move), rules)
         if searched == 0:
             value = -negamax(stack, idx + 1, depth - 1, -beta, -alpha, ply + 1, rules, mlist, scores,

@@ -14,6 +14,7 @@ from engine.rules import RULE_SETS
 
 
 MULTIPV_SLACK = 100  # centipawns: see test_multipv_lines_are_the_best_moves_with_exact_scores
+LINE_SLACK = 150  # centipawns, compulsory capture only: see the same test
 
 
 def test_finds_a_mate_in_one():
@@ -257,7 +258,11 @@ def test_multipv_lines_are_the_best_moves_with_exact_scores(variant, fen):
     fails low against the k-th score in a null-window search can score a little above it in
     a full window (docs/search.md, "Evaluation network" and "Stand-pat quiescence"), so the
     left-out moves get MULTIPV_SLACK centipawns; leaving out the best move, or ranking lines
-    wrongly, misses by far more."""
+    wrongly, misses by far more.  Under compulsory capture, late-move pruning (eleventh
+    session) makes a line's score depend on the windows its subtree was searched with: a
+    line's null-window test prunes the late replies two plies down and leaves table entries
+    that its exact search then reuses (1.e3 e5 2.Be2: -179 in MultiPV 16, -309 alone), so
+    the lines get LINE_SLACK centipawns there; elsewhere they are exact."""
     game = Game(variant, fen)
     legal = game.legal_moves()
     alone = {move.uci(): Searcher(16).search(game, Limits(depth=3, root_moves=[move], proof=False)).info.score
@@ -276,7 +281,10 @@ def test_multipv_lines_are_the_best_moves_with_exact_scores(variant, fen):
         scores = [score for score, _ in ranked]
         assert scores == sorted(scores, reverse=True)
         for move, (score, _) in lines.items():
-            assert score == alone[move], (count, move)
+            if game.rules.must_capture:
+                assert abs(score - alone[move]) <= LINE_SLACK, (count, move, score, alone[move])
+            else:
+                assert score == alone[move], (count, move)
         if game.rules.must_capture:  # chess's null move depends on the window far more
             left_out = [alone[move] for move in alone if move not in lines]
             assert all(score <= scores[-1] + MULTIPV_SLACK for score in left_out), (count, scores, left_out)

@@ -69,9 +69,10 @@ CACHE_DIR = cache_root() / source_hash()
 def _marker_name(directory: Path = ENGINE_DIR) -> str:
     """The name of the "every kernel cached" marker for the engine in `directory`.
 
-    numba keys its cache entries to each source file's path and modification time, not
-    only its contents, so a second checkout (or a fresh clone) of the same sources is cold
-    even though it shares CACHE_DIR: the marker names a hash of that path and those times.
+    numba keeps its cache index per source file path, so a second checkout (or a fresh
+    clone) of the same sources is cold even though it shares CACHE_DIR: the marker names a
+    hash of that path, and of the files' modification times and sizes (numba versions that
+    stamp a source by its modification time would find a touched file cold too).
     """
     digest = hashlib.sha256(str(Path(directory).resolve()).encode())
     for path in sorted(Path(directory).glob("*.py")):

@@ -72,6 +72,7 @@ CENTER = np.array([
 MVV = np.array([1, 3, 3, 5, 9, 10, 0], dtype=np.int64)
 MOBILITY_WEIGHT = 26
 FORCING_BONUS = 20
+SECOND_KILLER_SCORE = 89000  # move-ordering score of the second killer; offers and the first killer score above
 NULL_MOVE_PIECES = 12  # null move under compulsory capture only with this many pieces
 NULL_MOVE_REDUCTION = 2
 LATE_MOVE_DEPTH = 3  # quiet compulsory-capture nodes this close to the horizon prune late moves
@@ -380,7 +381,7 @@ def _order_moves(stack, idx, mlist, scores, n, tt_move, killers, history, ply, r
         elif move == killers[ply, 0]:
             value = 90000
         elif move == killers[ply, 1]:
-            value = 89000
+            value = SECOND_KILLER_SCORE
         else:
             value = history[us, origin, target]
         scores[idx, i] = value
@@ -538,32 +539,32 @@ def negamax(stack, idx, depth, alpha, beta, ply, rules, mlist, scores, tt_keys, 
             if value >= beta:
                 return beta
 
-    # Null move at a quiet node under compulsory capture (the side to move has no capture),
-    # off the principal variation with many pieces on the board (tempo matters in endings).
-    if (not quiescent and not forced and depth >= 3 and ply > 0 and beta - alpha == 1
-            and rules[R_MUST_CAPTURE] and pseudo_legal_is_legal(rules) and beta < MATE_BOUND
-            and count(pos[OCC] | pos[8 + OCC]) >= NULL_MOVE_PIECES):
-        if evaluate_losing(stack, idx, rules, mlist, np.int64(n), network) >= beta:
-            make_move(stack, idx, idx + 1, np.int32(MOVE_PASS << 15), rules)
-            value = -negamax(stack, idx + 1, depth - 1 - NULL_MOVE_REDUCTION - depth // 6, -beta,
-                             -beta + 1, ply + 1, rules, mlist, scores, tt_keys, tt_data, killers,
-                             history, pv, pv_length, state, control, excluded, tables, network)
-            if state[STATE_STOPPED]:
-                return np.int64(0)
-            if value >= beta and value < MATE_BOUND:
-                return value
-
     # A quiet node under compulsory capture (the side to move has no capture) off the
-    # principal variation, close to the horizon and far above beta: pruned on its static score.
-    if (not quiescent and not forced and depth <= 3 and ply > 0 and beta - alpha == 1
-            and rules[R_MUST_CAPTURE] and abs(beta) < MATE_BOUND):
+    # principal variation: a null move with many pieces on the board (tempo decides the
+    # endings), static pruning close to the horizon far above beta, late-move pruning below;
+    # the first two share one static score.
+    quiet_off_pv = (not quiescent and not forced and ply > 0 and beta - alpha == 1
+                    and rules[R_MUST_CAPTURE] != 0)
+    null_move_node = (quiet_off_pv and depth >= 3 and pseudo_legal_is_legal(rules) and beta < MATE_BOUND
+                      and count(pos[OCC] | pos[8 + OCC]) >= NULL_MOVE_PIECES)
+    static_pruning_node = quiet_off_pv and depth <= 3 and abs(beta) < MATE_BOUND
+    static_eval = np.int64(0)
+    if null_move_node or static_pruning_node:
         static_eval = evaluate_losing(stack, idx, rules, mlist, np.int64(n), network)
-        if static_eval - FUTILITY_MARGIN * depth >= beta:
-            return static_eval
+    if null_move_node and static_eval >= beta:
+        make_move(stack, idx, idx + 1, np.int32(MOVE_PASS << 15), rules)
+        value = -negamax(stack, idx + 1, depth - 1 - NULL_MOVE_REDUCTION - depth // 6, -beta,
+                         -beta + 1, ply + 1, rules, mlist, scores, tt_keys, tt_data, killers,
+                         history, pv, pv_length, state, control, excluded, tables, network)
+        if state[STATE_STOPPED]:
+            return np.int64(0)
+        if value >= beta and value < MATE_BOUND:
+            return value
+    if static_pruning_node and static_eval - FUTILITY_MARGIN * depth >= beta:
+        return static_eval
 
     _order_moves(stack, idx, mlist, scores, n, tt_move, killers, history, ply, rules)
-    late_moves_prunable = (not quiescent and not forced and depth <= LATE_MOVE_DEPTH and ply > 0
-                           and beta - alpha == 1 and rules[R_MUST_CAPTURE] != 0)
+    late_moves_prunable = quiet_off_pv and depth <= LATE_MOVE_DEPTH
     best = np.int64(-INFINITY)
     best_move = np.int64(0)
     original_alpha = alpha
@@ -578,7 +579,7 @@ def negamax(stack, idx, depth, alpha, beta, ply, rules, mlist, scores, tt_keys, 
             continue
         if stand_pat_node and searched >= STAND_PAT_CAPTURES:
             break
-        if (late_moves_prunable and searched >= 3 + depth * depth and scores[idx, i] < 89000
+        if (late_moves_prunable and searched >= 3 + depth * depth and scores[idx, i] < SECOND_KILLER_SCORE
                 and not (move >> 12) & 7 and best > -MATE_BOUND):
             continue  # a late quiet move that offers nothing, close to the horizon
         make_move(stack, idx, idx + 1, np.int32(move), rules)
@@ -591,7 +592,7 @@ def negamax(stack, idx, depth, alpha, beta, ply, rules, mlist, scores, tt_keys, 
                 if not rules[R_MUST_CAPTURE]:
                     if searched >= 4:
                         reduction = 1 if searched < 10 else 2
-                elif searched >= 3 and scores[idx, i] < 89000:
+                elif searched >= 3 and scores[idx, i] < SECOND_KILLER_SCORE:
                     # A quiet node under compulsory capture: late moves that neither offer a
                     # piece nor are killers are reduced (offers force the reply: never reduced).
                     reduction = 1 if searched < 8 else 2

@@ -625,7 +625,13 @@ def negamax(stack, idx, depth, alpha, beta, ply, rules, mlist, scores, tt_keys, 
                         origin = move & 63
                         target = (move >> 6) & 63
                         history[us, origin, target] += depth * depth
-                        if history[us, origin, target] > 50000:
+                        overflow = history[us, origin, target] > 50000
+                        for j in range(i):  # the quiet moves searched before it did not cut off
+                            tried = np.int64(mlist[idx, j])
+                            if not tried & CAPTURE_FLAG:
+                                history[us, tried & 63, (tried >> 6) & 63] -= depth * depth
+                                overflow = overflow or history[us, tried & 63, (tried >> 6) & 63] < -50000
+                        if overflow:
                             for a in range(64):
                                 for b in range(64):
                                     history[us, a, b] //= 2

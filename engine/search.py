@@ -596,6 +596,8 @@ def negamax(stack, idx, depth, alpha, beta, ply, rules, mlist, scores, tt_keys, 
                     # A quiet node under compulsory capture: late moves that neither offer a
                     # piece nor are killers are reduced (offers force the reply: never reduced).
                     reduction = 1 if searched < 8 else 2
+                    if scores[idx, i] < 0 and reduction < depth - 2:
+                        reduction += 1  # its history says such moves have failed here before
             value = -negamax(stack, idx + 1, depth - 1 - reduction, -alpha - 1, -alpha, ply + 1, rules,
                              mlist, scores, tt_keys, tt_data, killers, history, pv, pv_length, state,
                              control, excluded, tables, network)

@@ -628,11 +628,15 @@ def negamax(stack, idx, depth, alpha, beta, ply, rules, mlist, scores, tt_keys, 
                         target = (move >> 6) & 63
                         history[us, origin, target] += depth * depth
                         overflow = history[us, origin, target] > 50000
-                        for j in range(i):  # the quiet moves searched before it did not cut off
-                            tried = np.int64(mlist[idx, j])
-                            if not tried & CAPTURE_FLAG:
-                                history[us, tried & 63, (tried >> 6) & 63] -= depth * depth
-                                overflow = overflow or history[us, tried & 63, (tried >> 6) & 63] < -50000
+                        # The quiet moves ordered before it (searched, or passed over by
+                        # late-move pruning) did not cut off.
+                        for j in range(i):
+                            earlier = np.int64(mlist[idx, j])
+                            if not earlier & CAPTURE_FLAG:
+                                earlier_origin = earlier & 63
+                                earlier_target = (earlier >> 6) & 63
+                                history[us, earlier_origin, earlier_target] -= depth * depth
+                                overflow = overflow or history[us, earlier_origin, earlier_target] < -50000
                         if overflow:
                             for a in range(64):
                                 for b in range(64):

@@ -77,6 +77,7 @@ NULL_MOVE_PIECES = 12  # null move under compulsory capture only with this many 
 NULL_MOVE_REDUCTION = 2
 LATE_MOVE_DEPTH = 3  # quiet compulsory-capture nodes this close to the horizon prune late moves
 FUTILITY_MARGIN = 90  # per ply of depth left, quiet compulsory-capture nodes
+HISTORY_LIMIT = 50000  # a side's history table is halved when an entry it touches passes +-this
 for _table in (CHESS_VALUES, LOSING_VALUES, CENTER, MVV):
     _table.setflags(write=False)
 
@@ -627,7 +628,7 @@ def negamax(stack, idx, depth, alpha, beta, ply, rules, mlist, scores, tt_keys, 
                         origin = move & 63
                         target = (move >> 6) & 63
                         history[us, origin, target] += depth * depth
-                        overflow = history[us, origin, target] > 50000
+                        overflow = history[us, origin, target] > HISTORY_LIMIT
                         # The quiet moves ordered before it (searched, or passed over by
                         # late-move pruning) did not cut off.
                         for j in range(i):
@@ -636,7 +637,7 @@ def negamax(stack, idx, depth, alpha, beta, ply, rules, mlist, scores, tt_keys, 
                                 earlier_origin = earlier & 63
                                 earlier_target = (earlier >> 6) & 63
                                 history[us, earlier_origin, earlier_target] -= depth * depth
-                                overflow = overflow or history[us, earlier_origin, earlier_target] < -50000
+                                overflow = overflow or history[us, earlier_origin, earlier_target] < -HISTORY_LIMIT
                         if overflow:
                             for a in range(64):
                                 for b in range(64):

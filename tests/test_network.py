@@ -183,3 +183,39 @@ def test_training_lowers_the_loss_and_writes_a_network_the_engine_loads(tmp_path
     buffer = np.zeros(MAX_ACTIVE, dtype=np.int64)
     n = network_inputs(game._row(), buffer)
     assert abs(network_score(game._row(), network) - _reference_score(network, buffer[:n].tolist())) <= 0.5 + 1e-3
+
+
+def test_a_network_file_unpacks_to_the_parameters_it_was_packed_from():
+    train_network = _tool("train_network")
+    rng = np.random.default_rng(2)
+    params = {"w1": rng.standard_normal((INPUTS + 1, 8)).astype(np.float32),
+              "b1": rng.standard_normal(8).astype(np.float32),
+              "w2": rng.standard_normal(8).astype(np.float32),
+              "b2": np.array([0.5], dtype=np.float32)}
+    params["w1"][INPUTS] = 0.0
+    again = train_network.unpack(train_network.pack(params))
+    for key, value in params.items():
+        assert np.array_equal(again[key], value), key
+
+
+def test_fine_tuning_on_teacher_scores_starts_from_the_given_network(tmp_path):
+    """`--init` starts from a network file and `--teacher-weight` blends the teacher's win
+    chance into the target: the run reports the start network's loss and writes a network."""
+    import subprocess
+
+    train_eval = _tool("train_eval")
+    data = train_eval.play(12, 200, seed=9, report=lambda line: None)
+    data["teacher"] = np.linspace(-300, 300, len(data["rows"]))
+    path = tmp_path / "data.npz"
+    np.savez_compressed(path, command=np.array("test"), **data)
+    out = tmp_path / "tuned.npz"
+    run = subprocess.run([sys.executable, str(ROOT / "tools" / "train_network.py"), "--data", str(path),
+                          "--init", str(ROOT / "engine" / "eval_network.npz"), "--teacher-weight", "0.5",
+                          "--epochs", "2", "--batch", "64", "--out", str(out)],
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    assert "teacher scale" in run.stderr and "starting from" in run.stderr
+    assert "against the game results alone" in run.stdout
+    tuned = load_network(out)
+    assert tuned.shape == load_network(ROOT / "engine" / "eval_network.npz").shape
+    assert "--teacher-weight 0.5 --init eval_network.npz" in str(np.load(out)["fit"])

@@ -57,3 +57,52 @@ def test_captures_adds_the_must_capture_positions_of_the_same_games():
     assert np.array_equal(both["rows"][~capturing], quiet["rows"])
     assert np.array_equal(both["results"][~capturing], quiet["results"])
     assert np.array_equal(train_eval.quiet_positions(both)["rows"], quiet["rows"])
+
+
+FAKE_TEACHER = '''
+import sys
+import chess.variant
+
+board = chess.variant.AntichessBoard()
+plies = 0
+for line in sys.stdin:
+    words = line.split()
+    if words[:1] == ["uci"]:
+        print("id name fake-teacher")
+        print("option name UCI_Variant type combo default antichess var antichess")
+        print("uciok", flush=True)
+    elif words[:1] == ["isready"]:
+        print("readyok", flush=True)
+    elif words[:1] == ["position"]:
+        moves = words[words.index("moves") + 1:] if "moves" in words else []
+        fen = " ".join(words[2:words.index("moves")] if "moves" in words else words[2:])
+        board = chess.variant.AntichessBoard(fen)
+        for move in moves:
+            board.push_uci(move)
+        plies = len(moves)
+    elif words[:1] == ["go"]:
+        move = sorted(board.legal_moves, key=lambda m: m.uci())[0]
+        print(f"info depth 1 score cp {plies} nodes 1 pv {move.uci()}")
+        print(f"info depth 2 score cp {7 * plies} nodes 2 pv {move.uci()}")
+        print(f"bestmove {move.uci()}", flush=True)
+    elif words[:1] == ["quit"]:
+        break
+'''
+
+
+def test_play_teacher_records_the_teachers_last_score_for_each_kept_position(tmp_path):
+    """The "teacher" column holds, for each kept position, the last score the engine reported
+    while choosing its move there (the fake teacher reports 7 x the plies played)."""
+    script = tmp_path / "teacher.py"
+    script.write_text(FAKE_TEACHER)
+    data = train_eval.play_teacher(f"{sys.executable} {script}", games=3, nodes=10, seed=3,
+                                   report=lambda line: None, captures=True)
+    assert len(data["teacher"]) == len(data["rows"]) > 0
+    assert np.array_equal(data["teacher"], 7.0 * data["plies"])
+
+
+def test_info_score_reads_centipawns_and_mates():
+    assert train_eval._info_score("info depth 3 score cp -42 nodes 9".split(), 0.0) == -42.0
+    assert train_eval._info_score("info depth 9 score mate 3 pv a2a3".split(), 0.0) == train_eval.MATE_CP - 3
+    assert train_eval._info_score("info depth 9 score mate -2".split(), 0.0) == -(train_eval.MATE_CP - 2)
+    assert train_eval._info_score("info string hello".split(), 5.0) == 5.0

@@ -14,7 +14,9 @@ the side to move's point of view (1 win, 0.5 draw, 0 loss); games longer than 30
 draws.  `--no-network` plays without the evaluation network (engine/network.py), as every
 version before it did.  `play-teacher`: the same with a UCI engine (e.g. Fairy-Stockfish)
 playing both sides at a fixed node count, refereed by the project's rules; its results carry
-the stronger engine's judgment (tools/train_network.py fits the network on both kinds).
+the stronger engine's judgment (tools/train_network.py fits the network on both kinds), and
+each kept position also gets the score the engine reported for the move it played there (a
+"teacher" column, centipawns for the side to move).
 `label`: a UCI teacher's score for each position.  `fit`: the features of `engine.evaluation.losing_features` for each position, then a
 logistic (Texel) fit of the weights: the evaluation in centipawns, through
 1 / (1 + exp(-score / SCALE)), should predict the result; L2-regularised, full-batch
@@ -41,9 +43,10 @@ sys.path.insert(0, str(ROOT))
 MAX_PLIES = 300
 
 
-def _collect(game, kept: list, number: int, columns: dict[str, list]) -> None:
+def _collect(game, kept: list, number: int, columns: dict[str, list], scores: list | None = None) -> None:
     """Append a finished game's kept positions (row, side to move, ply) to `columns`, each
-    with the game's result for its side to move (unfinished games count as draws)."""
+    with the game's result for its side to move (unfinished games count as draws), and with
+    `scores` (one per kept position) a "teacher" column."""
     outcome = game.outcome()
     white_score = 0.5 if outcome is None or outcome.winner is None else (1.0 if outcome.winner == "white" else 0.0)
     for row, side, ply in kept:
@@ -51,6 +54,8 @@ def _collect(game, kept: list, number: int, columns: dict[str, list]) -> None:
         columns["results"].append(white_score if side == 0 else 1.0 - white_score)
         columns["plies"].append(ply)
         columns["games"].append(number)
+    if scores is not None:
+        columns.setdefault("teacher", []).extend(scores)
 
 
 def _kept(moves: list, captures: bool) -> bool:
@@ -60,8 +65,11 @@ def _kept(moves: list, captures: bool) -> bool:
 
 
 def _as_arrays(columns: dict[str, list]) -> dict[str, np.ndarray]:
-    return {"rows": np.array(columns["rows"], dtype=np.uint64), "results": np.array(columns["results"], dtype=np.float64),
-            "plies": np.array(columns["plies"], dtype=np.int64), "games": np.array(columns["games"], dtype=np.int64)}
+    arrays = {"rows": np.array(columns["rows"], dtype=np.uint64), "results": np.array(columns["results"], dtype=np.float64),
+              "plies": np.array(columns["plies"], dtype=np.int64), "games": np.array(columns["games"], dtype=np.int64)}
+    if "teacher" in columns:
+        arrays["teacher"] = np.array(columns["teacher"], dtype=np.float64)
+    return arrays
 
 
 def play(games: int, nodes: int, seed: int, report=print, network: bool = True,
@@ -117,10 +125,12 @@ def play_teacher(command: str, games: int, nodes: int, seed: int, report=print,
         engine.stdin.write(line + "\n")
         engine.stdin.flush()
 
-    def best_move() -> str:
+    def best_move() -> tuple[str, float]:
+        score = 0.0
         for line in engine.stdout:
             if line.startswith("bestmove"):
-                return line.split()[1]
+                return line.split()[1], score
+            score = _info_score(line.split(), score)
         raise RuntimeError(f"the engine {command} ended without a bestmove")
 
     send("uci")
@@ -139,18 +149,21 @@ def play_teacher(command: str, games: int, nodes: int, seed: int, report=print,
             game.push(rng.choice(moves))
         send("ucinewgame")
         kept: list[tuple[np.ndarray, int, int]] = []
+        scores: list[float] = []
         while game.outcome() is None and game.ply < MAX_PLIES:
             moves = game.legal_moves()
-            if _kept(moves, captures):
-                kept.append((game._row().copy(), 0 if game.turn == "white" else 1, game.ply))
             if len(moves) == 1:
                 game.push(moves[0])
                 continue
             history = " ".join(move.uci() for move in game.move_stack)
             send(f"position fen {start_fen} moves {history}")
             send(f"go nodes {nodes}")
-            game.push(best_move())
-        _collect(game, kept, number, columns)
+            move, score = best_move()
+            if _kept(moves, captures):
+                kept.append((game._row().copy(), 0 if game.turn == "white" else 1, game.ply))
+                scores.append(score)
+            game.push(move)
+        _collect(game, kept, number, columns, scores)
         if (number + 1) % 100 == 0:
             elapsed = time.perf_counter() - started
             report(f"{number + 1}/{games} games, {len(columns['rows'])} positions, {elapsed:.0f} s")
@@ -160,6 +173,19 @@ def play_teacher(command: str, games: int, nodes: int, seed: int, report=print,
 
 
 MATE_CP = 3000  # a teacher's mate score, in centipawns (beyond any evaluation)
+
+
+def _info_score(words: list[str], score: float) -> float:
+    """The score (centipawns, side to move) of a UCI `info` line split into words, or `score`
+    when the line has none; a mate in m is +-(MATE_CP - m)."""
+    if words[:1] != ["info"] or "score" not in words:
+        return score
+    kind, value = words[words.index("score") + 1:words.index("score") + 3]
+    if kind == "cp":
+        return float(value)
+    if kind == "mate":
+        return float(MATE_CP - abs(int(value))) * (1 if int(value) > 0 else -1)
+    return score
 
 
 def _teacher_scores(command: str, fens: list[str], nodes: int, progress) -> list[float]:
@@ -196,13 +222,7 @@ def _teacher_scores(command: str, fens: list[str], nodes: int, progress) -> list
         for line in engine.stdout:
             if line.startswith("bestmove"):
                 break
-            words = line.split()
-            if words[:1] == ["info"] and "score" in words:
-                kind, value = words[words.index("score") + 1:words.index("score") + 3]
-                if kind == "cp":
-                    score = float(value)
-                elif kind == "mate":
-                    score = float(MATE_CP - abs(int(value))) * (1 if int(value) > 0 else -1)
+            score = _info_score(line.split(), score)
         scores.append(score)
         progress()
     send("quit")

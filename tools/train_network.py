@@ -12,6 +12,12 @@ shipped linear evaluation (engine.evaluation.learned_score, held fixed) and `net
 one-hidden-layer correction of engine/network.py, so the network learns only what the linear
 score misses.  Mini-batch Adam on the cross-entropy (NumPy only); every tenth game is held
 out, and the weights of the epoch with the lowest held-out loss are written (atomically).
+
+`--teacher-weight W` blends a teacher's judgment into the target: W times the teacher's win
+chance sigmoid(score / K) plus (1 - W) times the result, where the score is the one the
+master build reported for the move it played (`play-teacher` records it) or a `label`
+score, and K is fitted so that sigmoid(score / K) best predicts the results.  `--init FILE`
+starts from a network file (fine-tuning) instead of random weights.
 """
 
 from __future__ import annotations
@@ -81,11 +87,21 @@ def evaluate_loss(params, active, linear, results, inputs, scale, batch=16384) -
     return total / len(active)
 
 
+def unpack(network: np.ndarray) -> dict:
+    """The training parameters of a network laid out as engine.network keeps it (see `pack`)."""
+    from engine.network import INPUTS, ROW_B1, ROW_B2, ROW_W2
+
+    return {"w1": network[:INPUTS + 1].astype(np.float32).copy(), "b1": network[ROW_B1].astype(np.float32).copy(),
+            "w2": network[ROW_W2].astype(np.float32).copy(), "b2": np.array([network[ROW_B2, 0]], dtype=np.float32)}
+
+
 def train(active, linear, results, held_out, hidden: int, inputs: int, scale: float, epochs: int,
-          batch: int, rate: float, l2: float, seed: int, report=print) -> tuple[dict, float, float]:
-    """The network weights with the lowest held-out loss; (weights, train loss, held-out loss)."""
+          batch: int, rate: float, l2: float, seed: int, report=print, start: dict | None = None) -> tuple[dict, float, float]:
+    """The network weights with the lowest held-out loss; (weights, train loss, held-out loss).
+
+    `start` (parameters as `unpack` gives them) is the starting point instead of random weights."""
     rng = np.random.default_rng(seed)
-    params = {
+    params = start if start is not None else {
         "w1": (rng.standard_normal((inputs + 1, hidden)) * 0.05).astype(np.float32),
         "b1": np.full(hidden, 0.25, dtype=np.float32),
         "w2": np.zeros(hidden, dtype=np.float32),
@@ -157,7 +173,7 @@ def write_network(path: Path, network: np.ndarray, **notes) -> None:
 
 def main() -> int:
     from engine.network import CAPTURING, ENGINE_NETWORK_PATH, HIDDEN, INPUTS
-    from train_eval import load_data
+    from train_eval import MATE_CP, load_data, teacher_scale
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", required=True, help="one or more comma-separated play / play-teacher files")
@@ -169,6 +185,10 @@ def main() -> int:
     parser.add_argument("--rate", type=float, default=5e-3)
     parser.add_argument("--l2", type=float, default=1e-6)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--init", help="start from this network file (e.g. engine/eval_network.npz) instead of random weights")
+    parser.add_argument("--teacher-weight", type=float, default=0.0,
+                        help="the target is this share of the teacher's win chance (data with a teacher column: "
+                             "play-teacher scores or the label stage) plus the rest of the game's result")
     args = parser.parse_args()
 
     def report(line: str) -> None:
@@ -178,18 +198,36 @@ def main() -> int:
     started = time.perf_counter()
     linear, active = prepare(data["rows"])
     results = data["results"].astype(np.float32)
+    game_results = results
+    teacher_note = ""
+    if args.teacher_weight > 0:
+        if "teacher" not in data:
+            parser.error("--teacher-weight needs data with teacher scores (play-teacher or label output)")
+        k = teacher_scale(data["teacher"], data["results"])
+        chance = 1.0 / (1.0 + np.exp(-np.clip(data["teacher"], -MATE_CP, MATE_CP) / k))
+        results = (args.teacher_weight * chance + (1.0 - args.teacher_weight) * data["results"]).astype(np.float32)
+        teacher_note = f" --teacher-weight {args.teacher_weight}"
+        report(f"teacher scale {k:.1f} cp per logistic unit")
     held_out = data["games"] % 10 == 0
     linear_loss = cross_entropy(1.0 / (1.0 + np.exp(-linear[held_out] / args.scale)), results[held_out])
     report(f"{len(results)} positions prepared in {time.perf_counter() - started:.0f} s; "
            f"linear evaluation alone: held-out loss {linear_loss:.5f}")
+    start = unpack(np.load(args.init)["network"]) if args.init else None
+    if start is not None:
+        report(f"starting from {args.init}: held-out loss against the game results "
+               f"{evaluate_loss(start, active[held_out], linear[held_out], game_results[held_out], INPUTS, args.scale):.5f}")
     params, train_loss, test_loss = train(active, linear, results, held_out, args.hidden, INPUTS, args.scale,
-                                          args.epochs, args.batch, args.rate, args.l2, args.seed, report)
+                                          args.epochs, args.batch, args.rate, args.l2, args.seed, report, start)
     command = (f"python3 tools/train_network.py --hidden {args.hidden} --scale {args.scale} --epochs {args.epochs} --batch {args.batch} "
-               f"--rate {args.rate} --l2 {args.l2} --seed {args.seed}")
+               f"--rate {args.rate} --l2 {args.l2} --seed {args.seed}{teacher_note}"
+               + (f" --init {Path(args.init).name}" if args.init else ""))
     write_network(Path(args.out), pack(params), data=str(data["command"]), fit=command,
                   positions=len(results), train_loss=train_loss, test_loss=test_loss, linear_test_loss=linear_loss)
     print(f"network: train loss {train_loss:.5f}, held-out loss {test_loss:.5f} "
           f"(linear alone {linear_loss:.5f}) -> {args.out}")
+    if args.teacher_weight > 0:
+        print(f"  held-out loss against the game results alone: "
+              f"{evaluate_loss(params, active[held_out], linear[held_out], game_results[held_out], INPUTS, args.scale):.5f}")
     capturing = (active == CAPTURING).any(axis=1)
     for name, part in (("quiet", held_out & ~capturing), ("must capture", held_out & capturing)):
         if part.any():

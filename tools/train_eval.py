@@ -285,6 +285,14 @@ def teacher_scale(teacher: np.ndarray, results: np.ndarray) -> float:
     return best
 
 
+def teacher_targets(data: dict, weight: float) -> tuple[np.ndarray, float]:
+    """Per position, `weight` times the teacher's win chance sigmoid(score / K) plus 1 - `weight`
+    times the game's result, and K (teacher_scale of the data's scores and results)."""
+    k = teacher_scale(data["teacher"], data["results"])
+    chance = 1.0 / (1.0 + np.exp(-np.clip(data["teacher"], -MATE_CP, MATE_CP) / k))
+    return weight * chance + (1.0 - weight) * data["results"], k
+
+
 def features(rows: np.ndarray) -> np.ndarray:
     """The feature matrix (one row per position) of `engine.evaluation.losing_features`, with
     the legal-move terms computed as the search computes them (engine.search.losing_terms),
@@ -437,9 +445,7 @@ def main() -> int:
         if args.teacher_weight > 0:
             if "teacher" not in data:
                 parser.error("--teacher-weight needs labelled data (the label stage's output)")
-            k = teacher_scale(data["teacher"], results)
-            chance = 1.0 / (1.0 + np.exp(-np.clip(data["teacher"], -MATE_CP, MATE_CP) / k))
-            results = args.teacher_weight * chance + (1.0 - args.teacher_weight) * results
+            results, k = teacher_targets(data, args.teacher_weight)
             fit_note = f" --teacher-weight {args.teacher_weight} (teacher scale {k:.0f} cp)"
             print(f"teacher scale {k:.1f} cp per logistic unit", file=sys.stderr)
         # Hold out every tenth game to check the fit generalises.

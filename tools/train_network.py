@@ -91,8 +91,8 @@ def unpack(network: np.ndarray) -> dict:
     """The training parameters of a network laid out as engine.network keeps it (see `pack`)."""
     from engine.network import INPUTS, ROW_B1, ROW_B2, ROW_W2
 
-    return {"w1": network[:INPUTS + 1].astype(np.float32).copy(), "b1": network[ROW_B1].astype(np.float32).copy(),
-            "w2": network[ROW_W2].astype(np.float32).copy(), "b2": np.array([network[ROW_B2, 0]], dtype=np.float32)}
+    return {"w1": network[:INPUTS + 1].astype(np.float32), "b1": network[ROW_B1].astype(np.float32),
+            "w2": network[ROW_W2].astype(np.float32), "b2": np.array([network[ROW_B2, 0]], dtype=np.float32)}
 
 
 def train(active, linear, results, held_out, hidden: int, inputs: int, scale: float, epochs: int,
@@ -172,8 +172,8 @@ def write_network(path: Path, network: np.ndarray, **notes) -> None:
 
 
 def main() -> int:
-    from engine.network import CAPTURING, ENGINE_NETWORK_PATH, HIDDEN, INPUTS
-    from train_eval import MATE_CP, load_data, teacher_scale
+    from engine.network import CAPTURING, ENGINE_NETWORK_PATH, HIDDEN, INPUTS, load_network
+    from train_eval import load_data, teacher_targets
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", required=True, help="one or more comma-separated play / play-teacher files")
@@ -203,22 +203,24 @@ def main() -> int:
     if args.teacher_weight > 0:
         if "teacher" not in data:
             parser.error("--teacher-weight needs data with teacher scores (play-teacher or label output)")
-        k = teacher_scale(data["teacher"], data["results"])
-        chance = 1.0 / (1.0 + np.exp(-np.clip(data["teacher"], -MATE_CP, MATE_CP) / k))
-        results = (args.teacher_weight * chance + (1.0 - args.teacher_weight) * data["results"]).astype(np.float32)
+        targets, k = teacher_targets(data, args.teacher_weight)
+        results = targets.astype(np.float32)
         teacher_note = f" --teacher-weight {args.teacher_weight}"
         report(f"teacher scale {k:.1f} cp per logistic unit")
     held_out = data["games"] % 10 == 0
     linear_loss = cross_entropy(1.0 / (1.0 + np.exp(-linear[held_out] / args.scale)), results[held_out])
     report(f"{len(results)} positions prepared in {time.perf_counter() - started:.0f} s; "
            f"linear evaluation alone: held-out loss {linear_loss:.5f}")
-    start = unpack(np.load(args.init)["network"]) if args.init else None
-    if start is not None:
+    start = None
+    if args.init:
+        if not Path(args.init).is_file():
+            parser.error(f"--init: no network file {args.init}")
+        start = unpack(load_network(args.init))
         report(f"starting from {args.init}: held-out loss against the game results "
                f"{evaluate_loss(start, active[held_out], linear[held_out], game_results[held_out], INPUTS, args.scale):.5f}")
     params, train_loss, test_loss = train(active, linear, results, held_out, args.hidden, INPUTS, args.scale,
                                           args.epochs, args.batch, args.rate, args.l2, args.seed, report, start)
-    command = (f"python3 tools/train_network.py --hidden {args.hidden} --scale {args.scale} --epochs {args.epochs} --batch {args.batch} "
+    command = (f"python3 tools/train_network.py --hidden {params['w1'].shape[1]} --scale {args.scale} --epochs {args.epochs} --batch {args.batch} "
                f"--rate {args.rate} --l2 {args.l2} --seed {args.seed}{teacher_note}"
                + (f" --init {Path(args.init).name}" if args.init else ""))
     write_network(Path(args.out), pack(params), data=str(data["command"]), fit=command,

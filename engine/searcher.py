@@ -44,7 +44,7 @@ PROOF_SHARE = 0.15  # share of the move's time for each of the two proof searche
 # of it: under load (four engines on two cores) a read took 2-4x the estimate, and the
 # search after it still needs its own budget.
 WAIT_SHARE = 0.1
-ASPIRATION_WINDOW = 40  # centipawns either side of the last iteration's score
+ASPIRATION_WINDOW = 25  # centipawns either side of the last iteration's score
 
 
 @dataclass

@@ -39,7 +39,7 @@ UNSTABLE_FROM_DEPTH = 6  # from this depth on, a new best move or ...
 UNSTABLE_DROP = 40  # ... a score falling by more than this many centipawns from one depth to the next
 UNSTABLE_FACTOR = 2.0  # lets the next iteration start this much later
 PROOF_RATE = 1_000_000  # proof-tree nodes per second, a conservative figure for budgeting
-PROOF_SHARE = 0.15  # share of the move's time for each of the two proof searches
+PROOF_SHARE = 0.10  # share of the move's time for each of the two proof searches
 # The root probe reads its tables on the clock only when the estimate is at most this share
 # of it: under load (four engines on two cores) a read took 2-4x the estimate, and the
 # search after it still needs its own budget.
@@ -128,6 +128,7 @@ class Searcher:
         self._helpers: list[_Helper] = []
         self._active = 0  # helpers of the running search
         self._proof_tree = None
+        self._proof_rate = float(PROOF_RATE)  # proof-tree nodes a second, as measured here
         self.tablebase_path: str | None = None  # endgame tables: None the default folder, "" none
         self._table_work = np.zeros(64, dtype=np.int64)
         self._no_tables = _no_tables(self._table_work)
@@ -274,7 +275,7 @@ class Searcher:
             bounded = limits.depth is not None or limits.nodes is not None
             if (limits.proof and compiled and not bounded and game.rules.must_capture and len(legal) > 1
                     and lines == 1 and not outside and (soft or limits.infinite)):
-                budget = int(PROOF_RATE * PROOF_SHARE * soft) if soft else 1_000_000
+                budget = int(self._proof_rate * PROOF_SHARE * soft) if soft else 1_000_000
                 proven = self._proof_stage(game, legal, budget, started)
                 if proven is not None:
                     if on_info is not None:
@@ -657,7 +658,7 @@ class Searcher:
         """Prove a win (returned as the result), else exclude root moves proven to lose."""
         us = game.turn
         them = "black" if us == "white" else "white"
-        status, children = self.prove(game, us, budget)
+        status, children = self._timed_prove(game, us, budget)
         if status == proof_kernels.PROVEN:
             winning = next(move for move, proof, _ in children if proof == 0)
             info = SearchInfo(depth=1, seldepth=1, score=kernels.MATE_BOUND - 1, mate=None,
@@ -666,12 +667,24 @@ class Searcher:
             return SearchResult(winning, None, info)
         if self.control[kernels.CONTROL_STOP]:
             return None
-        status, children = self.prove(game, them, budget)
+        status, children = self._timed_prove(game, them, budget)
         losing = [move for move, proof, _ in children if proof == 0]
         if len(losing) < len(legal):
             for i, move in enumerate(losing):
                 self.excluded[i] = move.code
         return None
+
+    def _timed_prove(self, game: Game, prover: str, budget: int):
+        """`prove`, keeping a running measure of the proof-tree nodes this machine searches
+        a second under its present load, which sizes the next proof stage's node budget."""
+        before = int(self.state[kernels.STATE_NODES])
+        started = time.perf_counter()
+        result = self.prove(game, prover, budget)
+        elapsed = time.perf_counter() - started
+        used = int(self.state[kernels.STATE_NODES]) - before
+        if used >= 5000 and elapsed > 0.002:
+            self._proof_rate = 0.5 * self._proof_rate + 0.5 * min(4.0 * PROOF_RATE, used / elapsed)
+        return result
 
     def _info(self, depth: int, score: int, elapsed: float) -> SearchInfo:
         mate = None

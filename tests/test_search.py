@@ -132,6 +132,35 @@ def test_a_depth_limit_with_a_clock_skips_the_proof_stage():
     assert time.perf_counter() - started < 2.0
 
 
+def test_the_proof_stage_budget_follows_the_measured_proof_rate(monkeypatch):
+    """The proof stage's node budget is the proof-tree nodes this machine was measured to
+    search a second, times PROOF_SHARE of the move's time: a slow or loaded machine gives
+    the proof stage fewer nodes instead of more of its clock."""
+    import engine.searcher as searcher_module
+
+    game = Game("antichess", "rnbqkbnr/pppp1ppp/4p3/8/8/3PP3/PPP2PPP/RNBQKBNR b - - 0 2")
+    searcher = Searcher(hash_mb=1)
+    limits = Limits(wtime=10.0, btime=10.0, winc=0.1, binc=0.1, overhead=0.0)
+    budgets = []
+    real_prove = searcher.prove
+
+    def slow_prove(game, prover, max_nodes):
+        budgets.append(max_nodes)
+        status, children = real_prove(game, prover, min(max_nodes, 20000))
+        time.sleep(0.1)  # 20,000 nodes at most in over 0.1 s: well under 200,000 a second
+        return status, children
+
+    monkeypatch.setattr(searcher, "prove", slow_prove)
+    soft, _ = searcher.budget(game, limits)
+    searcher.search(game, limits)
+    assert len(budgets) == 2  # no win proven in 20,000 nodes: both proof searches ran
+    assert budgets[0] == int(searcher_module.PROOF_RATE * searcher_module.PROOF_SHARE * soft)
+    assert 0 < searcher._proof_rate < 0.6 * searcher_module.PROOF_RATE
+    budgets.clear()
+    searcher.search(game, limits)
+    assert budgets[0] < 0.6 * searcher_module.PROOF_RATE * searcher_module.PROOF_SHARE * soft
+
+
 def test_a_nearly_empty_clock_gets_a_tiny_budget():
     soft, hard = Searcher(hash_mb=1).budget(Game("antichess"), Limits(wtime=0.4, btime=10.0))
     assert hard <= 0.05

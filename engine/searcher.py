@@ -38,7 +38,7 @@ PROOF_CAPACITY = 2_000_000  # proof-tree nodes (about 64 MB)
 UNSTABLE_FROM_DEPTH = 6  # from this depth on, a new best move or ...
 UNSTABLE_DROP = 40  # ... a score falling by more than this many centipawns from one depth to the next
 UNSTABLE_FACTOR = 2.0  # lets the next iteration start this much later
-PROOF_RATE = 1_000_000  # proof-tree nodes per second, a conservative figure for budgeting
+PROOF_RATE = 1_000_000  # proof-tree nodes a second: the first estimate, before any is measured (at most 4x it counts)
 PROOF_SHARE = 0.10  # share of the move's time for each of the two proof searches
 # The root probe reads its tables on the clock only when the estimate is at most this share
 # of it: under load (four engines on two cores) a read took 2-4x the estimate, and the

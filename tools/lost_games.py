@@ -3,7 +3,10 @@
 score first reached a threshold, our score just before, the ply of its first announced win
 (a mate score) and ours.
 
-    python3 tools/lost_games.py MATCH.pgn [--us NAME] [--threshold 2.0]
+    python3 tools/lost_games.py MATCH.pgn [--us NAME] [--threshold 2.0] [--pace]
+
+`--pace` prints instead, over every game of the match, each side's mean time a move and
+median reported depth by groups of five of its own moves.
 
 Reads the PGN that `antichess tournament -pgnout` writes (each move's comment is
 `score/depth time`, scores in pawns for the side that moved, `M` for a forced win).
@@ -19,6 +22,29 @@ import sys
 import chess.pgn
 
 SCORE = re.compile(r"([+-]?)(M?)([\d.]+)/(\d+)")
+TIME = re.compile(r"([\d.]+)s")
+PACE_GROUP = 5  # own moves a group
+
+
+def pace(path: str, us: str, groups: int = 5) -> dict[str, list[tuple[float, float]]]:
+    """{"us": ..., "them": ...}: for each of the first `groups` groups of PACE_GROUP own
+    moves, (mean seconds a move, median reported depth) over every game of the PGN."""
+    times = {side: [[] for _ in range(groups)] for side in ("us", "them")}
+    depths = {side: [[] for _ in range(groups)] for side in ("us", "them")}
+    with open(path, encoding="utf-8") as handle:
+        while (game := chess.pgn.read_game(handle)) is not None:
+            ours_white = game.headers.get("White") == us
+            white_first = game.board().turn == chess.WHITE
+            for ply, node in enumerate(game.mainline()):
+                group = ply // 2 // PACE_GROUP
+                score, spent = SCORE.match(node.comment.strip()), TIME.search(node.comment)
+                if group >= groups or not score or not spent:
+                    continue
+                side = "us" if ((ply % 2 == 0) == white_first) == ours_white else "them"
+                times[side][group].append(float(spent.group(1)))
+                depths[side][group].append(int(score.group(4)))
+    return {side: [(statistics.fmean(t) if t else float("nan"), statistics.median(d) if d else float("nan"))
+                   for t, d in zip(times[side], depths[side])] for side in times}
 
 
 def lost_game_rows(path: str, us: str, threshold: float) -> list[dict]:
@@ -59,7 +85,15 @@ def main() -> int:
     parser.add_argument("pgn")
     parser.add_argument("--us", default="ours", help="our engine's name in the PGN")
     parser.add_argument("--threshold", type=float, default=2.0, help="the opponent's score, in pawns")
+    parser.add_argument("--pace", action="store_true", help="time and depth by move instead")
     args = parser.parse_args()
+    if args.pace:
+        table = pace(args.pgn, args.us)
+        print("moves " + " ".join(f"{PACE_GROUP * g + 1:>3}-{PACE_GROUP * (g + 1):<3}" for g in range(len(table["us"]))))
+        for side in ("us", "them"):
+            print(f"{side:<5} time " + " ".join(f"{t:7.2f}" for t, _ in table[side]))
+            print(f"{side:<5} depth" + " ".join(f"{d:7.1f}" for _, d in table[side]))
+        return 0
     rows = lost_game_rows(args.pgn, args.us, args.threshold)
     if not rows:
         print("no lost games", file=sys.stderr)

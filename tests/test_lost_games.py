@@ -1,0 +1,54 @@
+"""The match-analysis tool (tools/lost_games.py): turning points of lost games, and pace."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+_spec = importlib.util.spec_from_file_location("lost_games", ROOT / "tools" / "lost_games.py")
+lost_games = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(lost_games)
+
+# Two games in the form `antichess tournament -pgnout` writes (score/depth time per move).
+# In the first "ours" is White and loses; in the second, from a position with Black to
+# move, "ours" is Black and wins.
+MATCH = """[White "ours"]
+[Black "them"]
+[Result "0-1"]
+[Variant "antichess"]
+
+1. e3 {+0.10/12 1.00s} b5 {+0.30/14 0.50s} 2. Bxb5 {-0.20/11 0.80s} c6 {+2.50/15 0.40s}
+3. Bxc6 {-1.00/10 0.60s} Nxc6 {+M5/16 0.20s} 0-1
+
+[White "them"]
+[Black "ours"]
+[Result "0-1"]
+[Variant "antichess"]
+[FEN "rnbqkbnr/pppppppp/8/8/8/4P3/PPPP1PPP/RNBQKBNR b - - 0 1"]
+[SetUp "1"]
+
+1... e6 {+0.50/13 2.00s} 2. a3 {-0.40/9 0.10s} 0-1
+"""
+
+
+def test_lost_game_rows_find_the_opponents_turning_point(tmp_path):
+    path = tmp_path / "match.pgn"
+    path.write_text(MATCH)
+    rows = lost_games.lost_game_rows(str(path), "ours", 2.0)
+    assert len(rows) == 1
+    row = rows[0]
+    assert row["plies"] == 6 and row["turn"] == 4 and row["ours_before"] == -0.20
+    assert row["their_win"] == 6
+
+
+def test_pace_groups_each_sides_moves_by_its_own_move_number(tmp_path):
+    path = tmp_path / "match.pgn"
+    path.write_text(MATCH)
+    table = lost_games.pace(str(path), "ours", groups=2)
+    (our_time, our_depth), later = table["us"]
+    assert abs(our_time - (1.00 + 0.80 + 0.60 + 2.00) / 4) < 1e-9  # Black's moves in game 2 count
+    assert our_depth == 11.5  # median of 12, 11, 10, 13
+    their_time, their_depth = table["them"][0]
+    assert abs(their_time - (0.50 + 0.40 + 0.20 + 0.10) / 4) < 1e-9 and their_depth == 14.5
+    assert later[0] != later[0]  # no moves in the second group: NaN

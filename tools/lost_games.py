@@ -26,57 +26,63 @@ TIME = re.compile(r"([\d.]+)s")
 PACE_GROUP = 5  # own moves a group
 
 
+def read_games(path: str):
+    """Every game of the PGN file at `path`, in order."""
+    with open(path, encoding="utf-8") as handle:
+        while (game := chess.pgn.read_game(handle)) is not None:
+            yield game
+
+
+def scored_moves(game, us: str):
+    """(ply from 1, whether `us` made the move, node, SCORE match or None) for each move of
+    `game`'s main line; the side of a move follows from the side to move at the start."""
+    ours_first = (game.board().turn == chess.WHITE) == (game.headers.get("White") == us)
+    for ply, node in enumerate(game.mainline(), 1):
+        yield ply, (ply % 2 == 1) == ours_first, node, SCORE.match(node.comment.strip())
+
+
 def pace(path: str, us: str, groups: int = 5) -> dict[str, list[tuple[float, float]]]:
     """{"us": ..., "them": ...}: for each of the first `groups` groups of PACE_GROUP own
     moves, (mean seconds a move, median reported depth) over every game of the PGN."""
-    times = {side: [[] for _ in range(groups)] for side in ("us", "them")}
-    depths = {side: [[] for _ in range(groups)] for side in ("us", "them")}
-    with open(path, encoding="utf-8") as handle:
-        while (game := chess.pgn.read_game(handle)) is not None:
-            ours_white = game.headers.get("White") == us
-            white_first = game.board().turn == chess.WHITE
-            for ply, node in enumerate(game.mainline()):
-                group = ply // 2 // PACE_GROUP
-                score, spent = SCORE.match(node.comment.strip()), TIME.search(node.comment)
-                if group >= groups or not score or not spent:
-                    continue
-                side = "us" if ((ply % 2 == 0) == white_first) == ours_white else "them"
-                times[side][group].append(float(spent.group(1)))
-                depths[side][group].append(int(score.group(4)))
-    return {side: [(statistics.fmean(t) if t else float("nan"), statistics.median(d) if d else float("nan"))
-                   for t, d in zip(times[side], depths[side])] for side in times}
+    samples = {side: [[] for _ in range(groups)] for side in ("us", "them")}
+    for game in read_games(path):
+        for ply, ours, node, score in scored_moves(game, us):
+            group = (ply - 1) // 2 // PACE_GROUP
+            spent = TIME.search(node.comment)
+            if group < groups and score and spent:
+                samples["us" if ours else "them"][group].append((float(spent.group(1)), int(score.group(4))))
+    nan = float("nan")
+    return {side: [(statistics.fmean(t for t, _ in group) if group else nan,
+                    statistics.median(d for _, d in group) if group else nan) for group in groups_of_side]
+            for side, groups_of_side in samples.items()}
 
 
 def lost_game_rows(path: str, us: str, threshold: float) -> list[dict]:
     """One row per game `us` lost: plies, pieces and scores at the turning points."""
     rows = []
-    with open(path, encoding="utf-8") as handle:
-        while (game := chess.pgn.read_game(handle)) is not None:
-            ours_white = game.headers.get("White") == us
-            result = game.headers.get("Result")
-            if result != ("0-1" if ours_white else "1-0"):
+    for game in read_games(path):
+        ours_white = game.headers.get("White") == us
+        if game.headers.get("Result") != ("0-1" if ours_white else "1-0"):
+            continue
+        row = {"plies": 0, "turn": None, "pieces": None, "ours_before": None, "their_win": None, "our_loss": None}
+        last_ours = None
+        for ply, ours, node, match in scored_moves(game, us):
+            row["plies"] = ply
+            if not match:
                 continue
-            row = {"plies": 0, "turn": None, "pieces": None, "ours_before": None, "their_win": None, "our_loss": None}
-            last_ours = None
-            for node in game.mainline():
-                row["plies"] += 1
-                ours = (node.parent.board().turn == chess.WHITE) == ours_white
-                match = SCORE.match(node.comment.strip())
-                if not match:
-                    continue
-                mate = match.group(2) == "M"
-                value = (-1 if match.group(1) == "-" else 1) * (1000.0 if mate else float(match.group(3)))
-                if ours:
-                    last_ours = value
-                    if row["our_loss"] is None and value <= -250:
-                        row["our_loss"] = row["plies"]  # a mate score or our proven-loss score
-                else:
-                    if row["turn"] is None and value >= threshold:
-                        row["turn"], row["ours_before"] = row["plies"], last_ours
-                        row["pieces"] = len(node.board().piece_map())
-                    if row["their_win"] is None and mate and value > 0:
-                        row["their_win"] = row["plies"]
-            rows.append(row)
+            mate = match.group(2) == "M"
+            value = (-1 if match.group(1) == "-" else 1) * (1000.0 if mate else float(match.group(3)))
+            if ours:
+                last_ours = value
+                if row["our_loss"] is None and value <= -250:
+                    row["our_loss"] = ply  # a mate score or our proven-loss score
+            else:
+                if row["turn"] is None and value >= threshold:
+                    row["turn"], row["ours_before"] = ply, last_ours
+                    row["pieces"] = len(node.board().piece_map())
+                if row["their_win"] is None and mate and value > 0:
+                    row["their_win"] = ply
+        rows.append(row)
     return rows
 
 

@@ -76,7 +76,7 @@ SECOND_KILLER_SCORE = 89000  # move-ordering score of the second killer; offers 
 NULL_MOVE_PIECES = 12  # null move under compulsory capture only with this many pieces
 NULL_MOVE_REDUCTION = 2
 LATE_MOVE_DEPTH = 3  # quiet compulsory-capture nodes this close to the horizon prune late moves
-FUTILITY_MARGIN = 90  # per ply of depth left, quiet compulsory-capture nodes
+FUTILITY_MARGIN = 60  # per ply of depth left, quiet compulsory-capture nodes
 HISTORY_LIMIT = 50000  # a side's history table is halved when an entry it touches passes +-this
 for _table in (CHESS_VALUES, LOSING_VALUES, CENTER, MVV):
     _table.setflags(write=False)

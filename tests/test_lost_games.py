@@ -52,3 +52,14 @@ def test_pace_groups_each_sides_moves_by_its_own_move_number(tmp_path):
     their_time, their_depth = table["them"][0]
     assert abs(their_time - (0.50 + 0.40 + 0.20 + 0.10) / 4) < 1e-9 and their_depth == 14.5
     assert later[0] != later[0]  # no moves in the second group: NaN
+
+
+def test_first_scores_pair_each_sides_first_judgment_with_our_result(tmp_path):
+    path = tmp_path / "match.pgn"
+    path.write_text(MATCH)
+    table = lost_games.first_scores(str(path), "ours")
+    assert table["lost"] == [(0.30, 0.10)]  # game 1: their b5 +0.30, our e3 +0.10
+    assert table["won"] == [(-0.40, 0.50)]  # game 2: we move first (e6 +0.50), then their a3
+    assert table["drawn"] == []
+    assert lost_games.value_of(lost_games.SCORE.match("-M5/16")) == -1000.0
+    assert lost_games.value_of(None) is None

@@ -3,10 +3,12 @@
 score first reached a threshold, our score just before, the ply of its first announced win
 (a mate score) and ours.
 
-    python3 tools/lost_games.py MATCH.pgn [--us NAME] [--threshold 2.0] [--pace]
+    python3 tools/lost_games.py MATCH.pgn [--us NAME] [--threshold 2.0] [--pace | --first]
 
 `--pace` prints instead, over every game of the match, each side's mean time a move and
-median reported depth by groups of five of its own moves.
+median reported depth by groups of five of its own moves. `--first` prints, for the games we
+won, drew and lost, each side's first reported score of the game (its judgment of the
+opening position): whether the opponent's first look already predicts the result.
 
 Reads the PGN that `antichess tournament -pgnout` writes (each move's comment is
 `score/depth time`, scores in pawns for the side that moved, `M` for a forced win).
@@ -57,6 +59,35 @@ def pace(path: str, us: str, groups: int = 5) -> dict[str, list[tuple[float, flo
             for side, groups_of_side in samples.items()}
 
 
+def value_of(match) -> float | None:
+    """The score of a SCORE match in pawns for the side that moved, a forced win or loss as
+    +-1000; None without a score."""
+    if not match:
+        return None
+    mate = match.group(2) == "M"
+    return (-1 if match.group(1) == "-" else 1) * (1000.0 if mate else float(match.group(3)))
+
+
+def first_scores(path: str, us: str) -> dict[str, list[tuple[float | None, float | None]]]:
+    """{"won": ..., "drawn": ..., "lost": ...} (our result): for each game, (the opponent's
+    first reported score, ours), each in pawns for the side that moved, None if it gave none."""
+    table = {"won": [], "drawn": [], "lost": []}
+    for game in read_games(path):
+        ours_white = game.headers.get("White") == us
+        result = game.headers.get("Result")
+        if result not in ("1-0", "0-1", "1/2-1/2"):
+            continue
+        outcome = "drawn" if result == "1/2-1/2" else "won" if (result == "1-0") == ours_white else "lost"
+        first = {True: None, False: None}
+        for _, ours, _, match in scored_moves(game, us):
+            if first[ours] is None:
+                first[ours] = value_of(match)
+            if first[True] is not None and first[False] is not None:
+                break
+        table[outcome].append((first[False], first[True]))
+    return table
+
+
 def lost_game_rows(path: str, us: str, threshold: float) -> list[dict]:
     """One row per game `us` lost: plies, pieces and scores at the turning points."""
     rows = []
@@ -71,7 +102,7 @@ def lost_game_rows(path: str, us: str, threshold: float) -> list[dict]:
             if not match:
                 continue
             mate = match.group(2) == "M"
-            value = (-1 if match.group(1) == "-" else 1) * (1000.0 if mate else float(match.group(3)))
+            value = value_of(match)
             if ours:
                 last_ours = value
                 if row["our_loss"] is None and value <= -250:
@@ -92,7 +123,20 @@ def main() -> int:
     parser.add_argument("--us", default="ours", help="our engine's name in the PGN")
     parser.add_argument("--threshold", type=float, default=2.0, help="the opponent's score, in pawns")
     parser.add_argument("--pace", action="store_true", help="time and depth by move instead")
+    parser.add_argument("--first", action="store_true", help="first scores by result instead")
     args = parser.parse_args()
+    if args.first:
+        for outcome, pairs in first_scores(args.pgn, args.us).items():
+            theirs = [t for t, _ in pairs if t is not None]
+            ours = [o for _, o in pairs if o is not None]
+            if not pairs:
+                continue
+            print(f"{outcome:<5} {len(pairs):4d} games: opponent's first score median "
+                  f"{statistics.median(theirs) if theirs else float('nan'):+.2f} "
+                  f"(>= +{args.threshold / 2:.2f} in {sum(t >= args.threshold / 2 for t in theirs)}), "
+                  f"ours {statistics.median(ours) if ours else float('nan'):+.2f} "
+                  f"(>= +{args.threshold / 2:.2f} in {sum(o >= args.threshold / 2 for o in ours)})")
+        return 0
     if args.pace:
         table = pace(args.pgn, args.us)
         print("moves " + " ".join(f"{PACE_GROUP * g + 1:>3}-{PACE_GROUP * (g + 1):<3}" for g in range(len(table["us"]))))

@@ -63,3 +63,30 @@ def test_first_scores_pair_each_sides_first_judgment_with_our_result(tmp_path):
     assert table["drawn"] == []
     assert lost_games.value_of(lost_games.SCORE.match("-M5/16")) == -1000.0
     assert lost_games.value_of(None) is None
+
+
+# One opening (Black to move) played twice, colours swapped: "ours" loses both; the
+# opponent, Black and so moving first in the first game, scores it +1.20 for the side to move.
+PAIR = """[White "ours"]
+[Black "them"]
+[Result "0-1"]
+[FEN "rnbqkbnr/pppppppp/8/8/8/3P4/PPP1PPPP/RNBQKBNR b - - 0 1"]
+[SetUp "1"]
+
+1... e5 {+1.20/12 0.50s} 2. Bg5 {+0.10/11 0.80s} 0-1
+
+[White "them"]
+[Black "ours"]
+[Result "1-0"]
+[FEN "rnbqkbnr/pppppppp/8/8/8/3P4/PPP1PPPP/RNBQKBNR b - - 0 1"]
+[SetUp "1"]
+
+1... e5 {-0.90/13 0.40s} 2. Bg5 {-0.30/9 0.70s} 1-0
+"""
+
+
+def test_opening_pairs_group_each_pair_by_the_opponents_first_judgment(tmp_path):
+    path = tmp_path / "pairs.pgn"
+    path.write_text(PAIR + "\n" + MATCH)  # MATCH's games have no partner: left out
+    assert lost_games.opening_pairs(str(path), "ours", 1.0) == {"to move": {"LL": 1}, "other side": {}, "level": {}}
+    assert lost_games.opening_pairs(str(path), "ours", 1.5) == {"to move": {}, "other side": {}, "level": {"LL": 1}}

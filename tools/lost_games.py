@@ -3,12 +3,16 @@
 score first reached a threshold, our score just before, the ply of its first announced win
 (a mate score) and ours.
 
-    python3 tools/lost_games.py MATCH.pgn [--us NAME] [--threshold 2.0] [--pace | --first]
+    python3 tools/lost_games.py MATCH.pgn [--us NAME] [--threshold 2.0] [--pace | --first | --openings]
 
 `--pace` prints instead, over every game of the match, each side's mean time a move and
 median reported depth by groups of five of its own moves. `--first` prints, for the games we
 won, drew and lost, each side's first reported score of the game (its judgment of the
 opening position): whether the opponent's first look already predicts the result.
+`--openings` pairs the two games played from each opening (colours swapped) and counts the
+pairs by our two results (LL, LD, DD, LW, DW, WW) and by how the opponent judged the opening
+where it moved first: the side to move better by at least half the threshold, the other side,
+or level; with our score in each group.
 
 Reads the PGN that `antichess tournament -pgnout` writes (each move's comment is
 `score/depth time`, scores in pawns for the side that moved, `M` for a forced win).
@@ -88,6 +92,35 @@ def first_scores(path: str, us: str) -> dict[str, list[tuple[float | None, float
     return table
 
 
+def opening_pairs(path: str, us: str, margin: float) -> dict[str, dict[str, int]]:
+    """{"to move" | "other side" | "level": {pair: count}}: each opening played twice (the
+    PGN's FEN, or the start), grouped by the opponent's first score in the game where it
+    moved first (its side-to-move view: >= margin "to move", <= -margin "other side"), with
+    the pair as our two results sorted ("LW" is a loss and a win); openings without both
+    games or without that score are left out."""
+    games: dict[str, list] = {}
+    for game in read_games(path):
+        result = game.headers.get("Result")
+        if result not in ("1-0", "0-1", "1/2-1/2"):
+            continue
+        ours_white = game.headers.get("White") == us
+        ours_first = (game.board().turn == chess.WHITE) == ours_white
+        letter = "D" if result == "1/2-1/2" else "W" if (result == "1-0") == ours_white else "L"
+        judgment = None
+        if not ours_first:
+            judgment = next((value_of(match) for _, ours, _, match in scored_moves(game, us) if not ours), None)
+        games.setdefault(game.headers.get("FEN", "start"), []).append((letter, judgment))
+    table = {"to move": {}, "other side": {}, "level": {}}
+    for played in games.values():
+        judgments = [judgment for _, judgment in played if judgment is not None]
+        if len(played) != 2 or len(judgments) != 1:
+            continue
+        group = "to move" if judgments[0] >= margin else "other side" if judgments[0] <= -margin else "level"
+        pair = "".join(sorted(letter for letter, _ in played))
+        table[group][pair] = table[group].get(pair, 0) + 1
+    return table
+
+
 def lost_game_rows(path: str, us: str, threshold: float) -> list[dict]:
     """One row per game `us` lost: plies, pieces and scores at the turning points."""
     rows = []
@@ -124,7 +157,17 @@ def main() -> int:
     parser.add_argument("--threshold", type=float, default=2.0, help="the opponent's score, in pawns")
     parser.add_argument("--pace", action="store_true", help="time and depth by move instead")
     parser.add_argument("--first", action="store_true", help="first scores by result instead")
+    parser.add_argument("--openings", action="store_true", help="colour-swapped pairs by the opponent's view of the opening")
     args = parser.parse_args()
+    if args.openings:
+        points = {"W": 1.0, "D": 0.5, "L": 0.0}
+        for group, pairs in opening_pairs(args.pgn, args.us, args.threshold / 2).items():
+            total = sum(pairs.values())
+            score = sum(count * sum(points[letter] for letter in pair) for pair, count in pairs.items())
+            detail = ", ".join(f"{pair} {count}" for pair, count in sorted(pairs.items()))
+            print(f"{group:<10} {total:3d} openings: {detail or '-'}; our score "
+                  f"{100 * score / (2 * total) if total else float('nan'):.1f}%")
+        return 0
     if args.first:
         for outcome, pairs in first_scores(args.pgn, args.us).items():
             theirs = [t for t, _ in pairs if t is not None]

@@ -90,3 +90,13 @@ def test_opening_pairs_group_each_pair_by_the_opponents_first_judgment(tmp_path)
     path.write_text(PAIR + "\n" + MATCH)  # MATCH's games have no partner: left out
     assert lost_games.opening_pairs(str(path), "ours", 1.0) == {"to move": {"LL": 1}, "other side": {}, "level": {}}
     assert lost_games.opening_pairs(str(path), "ours", 1.5) == {"to move": {}, "other side": {}, "level": {"LL": 1}}
+
+
+def test_agreement_sets_our_score_beside_the_opponents_next_one(tmp_path):
+    path = tmp_path / "match.pgn"
+    path.write_text(MATCH)
+    # Game 1: e3 +0.10 / b5 +0.30, Bxb5 -0.20 / c6 +2.50, Bxc6 -1.00 / a mate score (left
+    # out); game 2: e6 +0.50 / a3 -0.40.
+    assert lost_games.agreement(str(path), "ours", first_ply=1) == {0: [-0.30, -2.50, 0.40]}
+    assert lost_games.agreement(str(path), "ours", first_ply=3, last_ply=3) == {0: [-2.50]}
+    assert lost_games.agreement(str(path), "ours") == {}  # no move from ply 8 on

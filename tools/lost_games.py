@@ -3,7 +3,7 @@
 score first reached a threshold, our score just before, the ply of its first announced win
 (a mate score) and ours.
 
-    python3 tools/lost_games.py MATCH.pgn [--us NAME] [--threshold 2.0] [--pace | --first | --openings]
+    python3 tools/lost_games.py MATCH.pgn [--us NAME] [--threshold 2.0] [--pace | --first | --openings | --agreement]
 
 `--pace` prints instead, over every game of the match, each side's mean time a move and
 median reported depth by groups of five of its own moves. `--first` prints, for the games we
@@ -12,7 +12,9 @@ opening position): whether the opponent's first look already predicts the result
 `--openings` pairs the two games played from each opening (colours swapped) and counts the
 pairs by our two results (LL, LD, DD, LW, DW, WW) and by how the opponent judged the opening
 where it moved first: the side to move better by at least half the threshold, the other side,
-or level; with our score in each group.
+or level; with our score in each group. `--agreement` sets our score at each of our moves
+of plies 8-40 beside the opponent's score of its reply (turned to our side's view), grouped
+by our score rounded to a pawn: how the two engines' judgments of the same positions compare.
 
 Reads the PGN that `antichess tournament -pgnout` writes (each move's comment is
 `score/depth time`, scores in pawns for the side that moved, `M` for a forced win).
@@ -121,6 +123,25 @@ def opening_pairs(path: str, us: str, margin: float) -> dict[str, dict[str, int]
     return table
 
 
+def agreement(path: str, us: str, first_ply: int = 8, last_ply: int = 40) -> dict[int, list[float]]:
+    """{our score rounded to a pawn (clamped to -4..4): [the opponent's score of its reply,
+    from our side's view, ...]} over our moves at plies first_ply..last_ply of every game;
+    moves where either side reported a forced win or loss, or no score, are left out."""
+    table: dict[int, list[float]] = {}
+    for game in read_games(path):
+        ours_last = None
+        for ply, ours, _, match in scored_moves(game, us):
+            value = value_of(match)
+            if value is None or abs(value) >= 100:
+                ours_last = None
+            elif ours:
+                ours_last = (ply, value) if first_ply <= ply <= last_ply else None
+            elif ours_last is not None:
+                table.setdefault(max(-4, min(4, round(ours_last[1]))), []).append(-value)
+                ours_last = None
+    return table
+
+
 def lost_game_rows(path: str, us: str, threshold: float) -> list[dict]:
     """One row per game `us` lost: plies, pieces and scores at the turning points."""
     rows = []
@@ -158,7 +179,13 @@ def main() -> int:
     parser.add_argument("--pace", action="store_true", help="time and depth by move instead")
     parser.add_argument("--first", action="store_true", help="first scores by result instead")
     parser.add_argument("--openings", action="store_true", help="colour-swapped pairs by the opponent's view of the opening")
+    parser.add_argument("--agreement", action="store_true", help="our scores beside the opponent's next ones")
     args = parser.parse_args()
+    if args.agreement:
+        for pawns, theirs in sorted(agreement(args.pgn, args.us).items()):
+            print(f"our score {pawns:+d}: {len(theirs):5d} moves, the opponent's next score for our side: "
+                  f"median {statistics.median(theirs):+.2f}, mean {statistics.fmean(theirs):+.2f}")
+        return 0
     if args.openings:
         points = {"W": 1.0, "D": 0.5, "L": 0.0}
         for group, pairs in opening_pairs(args.pgn, args.us, args.threshold / 2).items():

@@ -65,6 +65,14 @@ def pace(path: str, us: str, groups: int = 5) -> dict[str, list[tuple[float, flo
             for side, groups_of_side in samples.items()}
 
 
+def our_result(game, us: str) -> str | None:
+    """"W", "D" or "L": how the game ended for `us`; None for an unfinished game."""
+    result = game.headers.get("Result")
+    if result not in ("1-0", "0-1", "1/2-1/2"):
+        return None
+    return "D" if result == "1/2-1/2" else "W" if (result == "1-0") == (game.headers.get("White") == us) else "L"
+
+
 def value_of(match) -> float | None:
     """The score of a SCORE match in pawns for the side that moved, a forced win or loss as
     +-1000; None without a score."""
@@ -78,19 +86,18 @@ def first_scores(path: str, us: str) -> dict[str, list[tuple[float | None, float
     """{"won": ..., "drawn": ..., "lost": ...} (our result): for each game, (the opponent's
     first reported score, ours), each in pawns for the side that moved, None if it gave none."""
     table = {"won": [], "drawn": [], "lost": []}
+    outcomes = {"W": "won", "D": "drawn", "L": "lost"}
     for game in read_games(path):
-        ours_white = game.headers.get("White") == us
-        result = game.headers.get("Result")
-        if result not in ("1-0", "0-1", "1/2-1/2"):
+        letter = our_result(game, us)
+        if letter is None:
             continue
-        outcome = "drawn" if result == "1/2-1/2" else "won" if (result == "1-0") == ours_white else "lost"
         first = {True: None, False: None}
         for _, ours, _, match in scored_moves(game, us):
             if first[ours] is None:
                 first[ours] = value_of(match)
             if first[True] is not None and first[False] is not None:
                 break
-        table[outcome].append((first[False], first[True]))
+        table[outcomes[letter]].append((first[False], first[True]))
     return table
 
 
@@ -102,15 +109,13 @@ def opening_pairs(path: str, us: str, margin: float) -> dict[str, dict[str, int]
     games or without that score are left out."""
     games: dict[str, list] = {}
     for game in read_games(path):
-        result = game.headers.get("Result")
-        if result not in ("1-0", "0-1", "1/2-1/2"):
+        letter = our_result(game, us)
+        if letter is None:
             continue
-        ours_white = game.headers.get("White") == us
-        ours_first = (game.board().turn == chess.WHITE) == ours_white
-        letter = "D" if result == "1/2-1/2" else "W" if (result == "1-0") == ours_white else "L"
+        moves = list(scored_moves(game, us))
         judgment = None
-        if not ours_first:
-            judgment = next((value_of(match) for _, ours, _, match in scored_moves(game, us) if not ours), None)
+        if moves and not moves[0][1]:  # the opponent moved first
+            judgment = next((value_of(match) for _, ours, _, match in moves if not ours), None)
         games.setdefault(game.headers.get("FEN", "start"), []).append((letter, judgment))
     table = {"to move": {}, "other side": {}, "level": {}}
     for played in games.values():
@@ -146,8 +151,7 @@ def lost_game_rows(path: str, us: str, threshold: float) -> list[dict]:
     """One row per game `us` lost: plies, pieces and scores at the turning points."""
     rows = []
     for game in read_games(path):
-        ours_white = game.headers.get("White") == us
-        if game.headers.get("Result") != ("0-1" if ours_white else "1-0"):
+        if our_result(game, us) != "L":
             continue
         row = {"plies": 0, "turn": None, "pieces": None, "ours_before": None, "their_win": None, "our_loss": None}
         last_ours = None

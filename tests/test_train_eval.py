@@ -106,3 +106,51 @@ def test_info_score_reads_centipawns_and_mates():
     assert train_eval._info_score("info depth 9 score mate 3 pv a2a3".split(), 0.0) == train_eval.MATE_CP - 3
     assert train_eval._info_score("info depth 9 score mate -2".split(), 0.0) == -(train_eval.MATE_CP - 2)
     assert train_eval._info_score("info string hello".split(), 5.0) == 5.0
+
+
+def test_start_positions_keeps_each_position_of_the_ply_range_once(tmp_path):
+    """`start_positions` gives the FEN after each ply in the range of every game, in file
+    order, and a position two games share only once."""
+    import chess.pgn
+    import chess.variant
+
+    lines = [["e2e3", "b7b5", "f1b5", "c7c6"], ["e2e3", "b7b5", "f1b5", "c8a6"]]
+    expected = []
+    with open(tmp_path / "games.pgn", "w", encoding="utf-8") as handle:
+        for moves in lines:
+            board = chess.variant.AntichessBoard()
+            game = chess.pgn.Game.from_board(board)
+            node = game
+            for ply, uci in enumerate(moves, 1):
+                node = node.add_variation(chess.Move.from_uci(uci))
+                board.push_uci(uci)
+                if 2 <= ply <= 4 and board.fen() not in expected:
+                    expected.append(board.fen())
+            game.headers["Variant"] = "antichess"
+            print(game, file=handle, end="\n\n")
+    fens = train_eval.start_positions([str(tmp_path / "games.pgn")], 2, 4)
+    assert fens == expected
+    assert len(fens) == 4  # plies 2 and 3 are the same in both games
+
+
+def test_play_teacher_plays_one_game_from_each_start_position(tmp_path):
+    """With `starts`, game k begins at the k-th FEN (at most `games` of them), the first kept
+    position is that FEN's, and the engine is told the FEN and the moves since it."""
+    script = tmp_path / "teacher.py"
+    script.write_text(FAKE_TEACHER)
+    starts = []
+    for line in (["e2e3"], ["e2e3", "b7b5", "f1b5"]):
+        game = Game("antichess")
+        for uci in line:
+            game.push(uci)
+        starts.append(game.fen())
+    data = train_eval.play_teacher(f"{sys.executable} {script}", games=5, nodes=10, seed=3,
+                                   report=lambda line: None, captures=True, starts=starts)
+    assert sorted(set(data["games"].tolist())) == [0, 1]
+    for number, fen in enumerate(starts):
+        mine = data["games"] == number
+        first = np.flatnonzero(mine)[0]
+        start = Game("antichess", fen=fen)
+        assert np.array_equal(data["rows"][first], start._row())
+        # The fake teacher scores 7 x the moves it was sent after the FEN.
+        assert np.array_equal(data["teacher"][mine], 7.0 * (data["plies"][mine] - start.ply))

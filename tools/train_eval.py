@@ -4,6 +4,8 @@
     python3 tools/train_eval.py all [--games 4000] [--nodes 1500] [--seed 1]
     python3 tools/train_eval.py play --games N --nodes N [--no-network] --data artifacts/evaldata.npz
     python3 tools/train_eval.py play-teacher --teacher PATH --games N --teacher-nodes N --data FILE
+    python3 tools/train_eval.py starts --pgn A.pgn[,B.pgn...] --plies 6-40 --out starts.fen
+    python3 tools/train_eval.py play-teacher --teacher PATH --starts starts.fen --games N ...
     python3 tools/train_eval.py fit --data artifacts/evaldata.npz --out engine/eval_weights.json
 
 `play`: self-play games under the antichess rules with the project's own engine at a fixed
@@ -16,7 +18,10 @@ version before it did.  `play-teacher`: the same with a UCI engine (e.g. Fairy-S
 playing both sides at a fixed node count, refereed by the project's rules; its results carry
 the stronger engine's judgment (tools/train_network.py fits the network on both kinds), and
 each kept position also gets the score the engine reported for the move it played there (a
-"teacher" column, centipawns for the side to move).
+"teacher" column, centipawns for the side to move).  `starts`: the positions of real games
+(e.g. the match PGNs against the master build) within a range of plies, each once, as a FEN
+file; `play-teacher --starts` then plays one game from each instead of from random plies, so
+the results label the positions our engine actually meets.
 `label`: a UCI teacher's score for each position.  `fit`: the features of `engine.evaluation.losing_features` for each position, then a
 logistic (Texel) fit of the weights: the evaluation in centipawns, through
 1 / (1 + exp(-score / SCALE)), should predict the result; L2-regularised, full-batch
@@ -108,11 +113,32 @@ def play(games: int, nodes: int, seed: int, report=print, network: bool = True,
     return _as_arrays(columns)
 
 
+def start_positions(pgn_paths: list[str], first_ply: int, last_ply: int) -> list[str]:
+    """The FEN of each position from ply `first_ply` to `last_ply` (counted from each game's
+    start) of every game in the PGN files, without repeats, in file order: start positions
+    for `play_teacher` taken from real games (e.g. against the master build)."""
+    import chess.pgn
+
+    seen: dict[str, None] = {}
+    for path in pgn_paths:
+        with open(path, encoding="utf-8") as handle:
+            while (game := chess.pgn.read_game(handle)) is not None:
+                board = game.board()
+                for ply, move in enumerate(game.mainline_moves(), 1):
+                    board.push(move)
+                    if ply > last_ply:
+                        break
+                    if ply >= first_ply:
+                        seen.setdefault(board.fen(), None)
+    return list(seen)
+
+
 def play_teacher(command: str, games: int, nodes: int, seed: int, report=print,
-                 captures: bool = False) -> dict[str, np.ndarray]:
+                 captures: bool = False, starts: list[str] | None = None) -> dict[str, np.ndarray]:
     """`games` antichess games of a UCI engine (`command`) against itself at `nodes` nodes a
-    move, from 4 to 8 seeded random plies, refereed by the project's own rules; the positions
-    with their results, as `play` returns them."""
+    move, from 4 to 8 seeded random plies (or, with `starts`, from each of those FENs in turn,
+    at most `games` of them), refereed by the project's own rules; the positions with their
+    results, as `play` returns them."""
     import shlex
     import subprocess
 
@@ -139,14 +165,20 @@ def play_teacher(command: str, games: int, nodes: int, seed: int, report=print,
     send("isready")
     columns: dict[str, list] = {"rows": [], "results": [], "plies": [], "games": []}
     started = time.perf_counter()
+    if starts is not None:
+        games = min(games, len(starts))
     for number in range(games):
-        game = Game("antichess")
-        start_fen = game.fen()
-        for _ in range(rng.randint(4, 8)):
-            moves = game.legal_moves()
-            if not moves or game.outcome() is not None:
-                break
-            game.push(rng.choice(moves))
+        if starts is not None:
+            game = Game("antichess", fen=starts[number])
+            start_fen = game.fen()
+        else:
+            game = Game("antichess")
+            start_fen = game.fen()
+            for _ in range(rng.randint(4, 8)):
+                moves = game.legal_moves()
+                if not moves or game.outcome() is not None:
+                    break
+                game.push(rng.choice(moves))
         send("ucinewgame")
         kept: list[tuple[np.ndarray, int, int]] = []
         scores: list[float] = []
@@ -379,7 +411,7 @@ def write_json(path: Path, payload: dict) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("stage", choices=("play", "play-teacher", "label", "fit", "all"))
+    parser.add_argument("stage", choices=("play", "play-teacher", "starts", "label", "fit", "all"))
     parser.add_argument("--games", type=int, default=4000)
     parser.add_argument("--nodes", type=int, default=1500)
     parser.add_argument("--seed", type=int, default=1)
@@ -400,6 +432,10 @@ def main() -> int:
     parser.add_argument("--limit", type=int, default=None, help="label: this many positions drawn at random")
     parser.add_argument("--labelled", default=str(ROOT / "artifacts" / "evaldata_labelled.npz"),
                         help="label's output file")
+    parser.add_argument("--starts", default=None,
+                        help="play-teacher: a file of FENs (one a line) to start the games from instead of random plies")
+    parser.add_argument("--pgn", default=None, help="starts: comma-separated PGN files of real games")
+    parser.add_argument("--plies", default="6-40", help="starts: the plies of each game whose positions are kept")
     parser.add_argument("--teacher-weight", type=float, default=0.0,
                         help="fit: the target is this share of the teacher's win chance plus the rest of the result")
     args = parser.parse_args()
@@ -412,15 +448,30 @@ def main() -> int:
                    + (" --no-network" if args.no_network else "") + (" --captures" if args.captures else ""))
         np.savez_compressed(data_path, command=np.array(command), **data)
         print(f"{len(data['rows'])} positions from {args.games} games -> {data_path}")
+    if args.stage == "starts":
+        if not args.pgn or not args.out:
+            parser.error("starts needs --pgn FILES and --out FILE")
+        first, _, last = args.plies.partition("-")
+        fens = start_positions(args.pgn.split(","), int(first), int(last or first))
+        out = Path(args.out)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile("w", dir=out.parent, delete=False, encoding="utf-8") as handle:
+            handle.write("".join(fen + "\n" for fen in fens))
+        os.replace(handle.name, out)
+        print(f"{len(fens)} start positions -> {out}")
     if args.stage == "play-teacher":
         if not args.teacher:
             parser.error("play-teacher needs --teacher PATH")
+        starts = None
+        if args.starts:
+            starts = [line.strip() for line in Path(args.starts).read_text(encoding="utf-8").splitlines() if line.strip()]
         data = play_teacher(args.teacher, args.games, args.teacher_nodes, args.seed,
-                            report=lambda line: print(line, file=sys.stderr), captures=args.captures)
+                            report=lambda line: print(line, file=sys.stderr), captures=args.captures, starts=starts)
         data_path.parent.mkdir(parents=True, exist_ok=True)
         command = (f"python3 tools/train_eval.py play-teacher --teacher {Path(args.teacher).name} "
                    f"--games {args.games} --teacher-nodes {args.teacher_nodes} --seed {args.seed}"
-                   + (" --captures" if args.captures else ""))
+                   + (" --captures" if args.captures else "")
+                   + (f" --starts {Path(args.starts).name}" if args.starts else ""))
         np.savez_compressed(data_path, command=np.array(command), **data)
         print(f"{len(data['rows'])} positions from {args.games} games -> {data_path}")
     if args.stage == "label":

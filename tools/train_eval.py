@@ -473,7 +473,7 @@ def main() -> int:
                    + (" --captures" if args.captures else "")
                    + (f" --starts {Path(args.starts).name}" if args.starts else ""))
         np.savez_compressed(data_path, command=np.array(command), **data)
-        print(f"{len(data['rows'])} positions from {args.games} games -> {data_path}")
+        print(f"{len(data['rows'])} positions from {len(set(data['games'].tolist()))} games with a kept position -> {data_path}")
     if args.stage == "label":
         if not args.teacher:
             parser.error("label needs --teacher PATH")

@@ -154,3 +154,14 @@ def test_play_teacher_plays_one_game_from_each_start_position(tmp_path):
         assert np.array_equal(data["rows"][first], start._row())
         # The fake teacher scores 7 x the moves it was sent after the FEN.
         assert np.array_equal(data["teacher"][mine], 7.0 * (data["plies"][mine] - start.ply))
+
+
+def test_read_starts_reads_plain_and_gzip_files_alike(tmp_path):
+    import gzip
+
+    fens = [Game("antichess").fen(), "8/8/8/8/8/8/P7/7k w - - 0 1"]
+    (tmp_path / "starts.fen").write_text(fens[0] + "\n\n" + fens[1] + "\n", encoding="utf-8")
+    with gzip.open(tmp_path / "starts.fen.gz", "wt", encoding="utf-8") as handle:
+        handle.write("\n".join(fens) + "\n")
+    assert train_eval.read_starts(str(tmp_path / "starts.fen")) == fens
+    assert train_eval.read_starts(str(tmp_path / "starts.fen.gz")) == fens

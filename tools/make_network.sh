@@ -1,7 +1,9 @@
 #!/bin/sh
-# Rebuild engine/eval_network.npz from scratch (docs/search.md, "Evaluation network" and
-# "Stand-pat quiescence"): six data runs, two at a time (about 75 minutes on two cores), then
-# the fit (about 10 minutes).
+# Rebuild engine/eval_network.npz from scratch (docs/search.md, "Evaluation network",
+# "Stand-pat quiescence" and the nineteenth session): six data runs, two at a time (about 75
+# minutes on two cores), then the fit (about 10 minutes); then the fine-tuning on the master
+# build's games from real match positions (tools/data/network-starts.fen.gz, 13,489 positions
+# of our games against it) and from random openings at 15,000 nodes (about 75 minutes more).
 #
 #   tools/make_network.sh PATH/fairy-stockfish-c19b5f6c [OUTDIR]
 #
@@ -32,4 +34,19 @@ python3 tools/train_eval.py play-teacher --teacher "$teacher" --games 12000 --te
 third=$!
 python3 tools/train_eval.py play-teacher --captures --teacher "$teacher" --games 12000 --teacher-nodes 3000 --seed 31 --data "$out/fsf-31-captures.npz"
 wait "$third"
-python3 tools/train_network.py --data "$out/self-11.npz,$out/fsf-21.npz,$out/fsf-22.npz,$out/fsf-23.npz,$out/self-31-captures.npz,$out/fsf-31-captures.npz"
+python3 tools/train_network.py --data "$out/self-11.npz,$out/fsf-21.npz,$out/fsf-22.npz,$out/fsf-23.npz,$out/self-31-captures.npz,$out/fsf-31-captures.npz" \
+    --out "$out/first.npz"
+# Fine-tuning (nineteenth session): the master build plays one game from each match position
+# (the two halves side by side), and two runs at 15,000 nodes a move (fourteenth session).
+gunzip -c tools/data/network-starts.fen.gz | awk 'NR % 2 == 1' > "$out/starts-a.fen"
+gunzip -c tools/data/network-starts.fen.gz | awk 'NR % 2 == 0' > "$out/starts-b.fen"
+python3 tools/train_eval.py play-teacher --captures --teacher "$teacher" --starts "$out/starts-a.fen" --games 20000 --teacher-nodes 6000 --data "$out/starts-a.npz" &
+fourth=$!
+python3 tools/train_eval.py play-teacher --captures --teacher "$teacher" --starts "$out/starts-b.fen" --games 20000 --teacher-nodes 6000 --data "$out/starts-b.npz"
+wait "$fourth"
+python3 tools/train_eval.py play-teacher --captures --teacher "$teacher" --games 2400 --teacher-nodes 15000 --seed 51 --data "$out/fsf15k-51.npz" &
+fifth=$!
+python3 tools/train_eval.py play-teacher --captures --teacher "$teacher" --games 2400 --teacher-nodes 15000 --seed 52 --data "$out/fsf15k-52.npz"
+wait "$fifth"
+python3 tools/train_network.py --data "$out/starts-a.npz,$out/starts-b.npz,$out/fsf15k-51.npz,$out/fsf15k-52.npz" \
+    --init "$out/first.npz" --epochs 30 --rate 1e-3

@@ -133,6 +133,15 @@ def start_positions(pgn_paths: list[str], first_ply: int, last_ply: int) -> list
     return list(seen)
 
 
+def read_starts(path: str) -> list[str]:
+    """The FENs of a start-position file (one a line; gzip-compressed when it ends in .gz)."""
+    import gzip
+
+    opener = gzip.open if str(path).endswith(".gz") else open
+    with opener(path, "rt", encoding="utf-8") as handle:
+        return [line.strip() for line in handle if line.strip()]
+
+
 def play_teacher(command: str, games: int, nodes: int, seed: int, report=print,
                  captures: bool = False, starts: list[str] | None = None) -> dict[str, np.ndarray]:
     """`games` antichess games of a UCI engine (`command`) against itself at `nodes` nodes a
@@ -462,9 +471,7 @@ def main() -> int:
     if args.stage == "play-teacher":
         if not args.teacher:
             parser.error("play-teacher needs --teacher PATH")
-        starts = None
-        if args.starts:
-            starts = [line.strip() for line in Path(args.starts).read_text(encoding="utf-8").splitlines() if line.strip()]
+        starts = read_starts(args.starts) if args.starts else None
         data = play_teacher(args.teacher, args.games, args.teacher_nodes, args.seed,
                             report=lambda line: print(line, file=sys.stderr), captures=args.captures, starts=starts)
         data_path.parent.mkdir(parents=True, exist_ok=True)

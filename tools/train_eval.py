@@ -431,7 +431,8 @@ def main() -> int:
                              "(and has a choice); the network fits them, the linear fit skips them")
     parser.add_argument("--data", default=str(ROOT / "artifacts" / "evaldata.npz"),
                         help="play's output file; for fit, several comma-separated files")
-    parser.add_argument("--out", default=None, help="weights file (default engine/eval_weights.json)")
+    parser.add_argument("--out", default=None,
+                        help="fit: the weights file (default engine/eval_weights.json); starts: the FEN file")
     parser.add_argument("--scale", type=float, default=200.0, help="centipawns per logistic unit")
     parser.add_argument("--l2", type=float, default=1e-7)
     parser.add_argument("--steps", type=int, default=3000)

@@ -408,14 +408,18 @@ def loss_of(matrix: np.ndarray, results: np.ndarray, weights: np.ndarray, scale:
     return float(-np.mean(results * np.log(predicted + 1e-12) + (1 - results) * np.log(1 - predicted + 1e-12)))
 
 
-def write_json(path: Path, payload: dict) -> None:
-    """Write `payload` as JSON atomically (a temporary file, then rename)."""
+def write_text(path: Path, text: str) -> None:
+    """Write `text` to `path` atomically (a temporary file beside it, then rename)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".")
-    with os.fdopen(descriptor, "w") as handle:
-        json.dump(payload, handle, indent=1)
-        handle.write("\n")
+    with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+        handle.write(text)
     os.replace(temporary, path)
+
+
+def write_json(path: Path, payload: dict) -> None:
+    """Write `payload` as JSON atomically (a temporary file, then rename)."""
+    write_text(path, json.dumps(payload, indent=1) + "\n")
 
 
 def main() -> int:
@@ -463,12 +467,8 @@ def main() -> int:
             parser.error("starts needs --pgn FILES and --out FILE")
         first, _, last = args.plies.partition("-")
         fens = start_positions(args.pgn.split(","), int(first), int(last or first))
-        out = Path(args.out)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile("w", dir=out.parent, delete=False, encoding="utf-8") as handle:
-            handle.write("".join(fen + "\n" for fen in fens))
-        os.replace(handle.name, out)
-        print(f"{len(fens)} start positions -> {out}")
+        write_text(Path(args.out), "".join(fen + "\n" for fen in fens))
+        print(f"{len(fens)} start positions -> {args.out}")
     if args.stage == "play-teacher":
         if not args.teacher:
             parser.error("play-teacher needs --teacher PATH")

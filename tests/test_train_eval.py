@@ -165,3 +165,32 @@ def test_read_starts_reads_plain_and_gzip_files_alike(tmp_path):
         handle.write("\n".join(fens) + "\n")
     assert train_eval.read_starts(str(tmp_path / "starts.fen")) == fens
     assert train_eval.read_starts(str(tmp_path / "starts.fen.gz")) == fens
+
+
+def test_play_teacher_checkpoints_the_games_finished_so_far(tmp_path):
+    """With `checkpoint`, the positions of the first 2 and 4 games are handed over on the
+    way, each a prefix of the final data, and the last call is the caller's own."""
+    script = tmp_path / "teacher.py"
+    script.write_text(FAKE_TEACHER)
+    partials = []
+    data = train_eval.play_teacher(f"{sys.executable} {script}", games=5, nodes=10, seed=3,
+                                   report=lambda line: None, captures=True,
+                                   checkpoint=partials.append, checkpoint_every=2)
+    assert [sorted(set(part["games"].tolist())) for part in partials] == [[0, 1], [0, 1, 2, 3]]
+    for part in partials:
+        count = len(part["rows"])
+        assert np.array_equal(part["rows"], data["rows"][:count])
+        assert np.array_equal(part["results"], data["results"][:count])
+
+
+def test_save_data_writes_a_file_load_data_reads_back(tmp_path):
+    data = {"rows": np.arange(12, dtype=np.uint64).reshape(2, 6), "results": np.array([1.0, 0.5]),
+            "plies": np.array([9, 10]), "games": np.array([0, 0])}
+    path = tmp_path / "sub" / "data.npz"
+    train_eval.save_data(path, "python3 tools/train_eval.py play --games 1", data)
+    train_eval.save_data(path, "python3 tools/train_eval.py play --games 1", data)  # over an existing file
+    loaded = train_eval.load_data(str(path))
+    assert loaded["command"] == "python3 tools/train_eval.py play --games 1"
+    for key, values in data.items():
+        assert np.array_equal(loaded[key], values)
+    assert [entry.name for entry in path.parent.iterdir()] == ["data.npz"]  # no temporary left

@@ -143,11 +143,14 @@ def read_starts(path: str) -> list[str]:
 
 
 def play_teacher(command: str, games: int, nodes: int, seed: int, report=print,
-                 captures: bool = False, starts: list[str] | None = None) -> dict[str, np.ndarray]:
+                 captures: bool = False, starts: list[str] | None = None,
+                 checkpoint=None, checkpoint_every: int = 500) -> dict[str, np.ndarray]:
     """`games` antichess games of a UCI engine (`command`) against itself at `nodes` nodes a
     move, from 4 to 8 seeded random plies (or, with `starts`, from each of those FENs in turn,
     at most `games` of them), refereed by the project's own rules; the positions with their
-    results, as `play` returns them."""
+    results, as `play` returns them.  With `checkpoint`, it is called with the positions of
+    the games finished so far after every `checkpoint_every` games, so that a run stopped
+    early still leaves its data."""
     import shlex
     import subprocess
 
@@ -208,6 +211,8 @@ def play_teacher(command: str, games: int, nodes: int, seed: int, report=print,
         if (number + 1) % 100 == 0:
             elapsed = time.perf_counter() - started
             report(f"{number + 1}/{games} games, {len(columns['rows'])} positions, {elapsed:.0f} s")
+        if checkpoint is not None and (number + 1) % checkpoint_every == 0 and number + 1 < games:
+            checkpoint(_as_arrays(columns))
     send("quit")
     engine.wait(timeout=10)
     return _as_arrays(columns)
@@ -417,6 +422,16 @@ def write_text(path: Path, text: str) -> None:
     os.replace(temporary, path)
 
 
+def save_data(path: Path, command: str, data: dict[str, np.ndarray]) -> None:
+    """Write a data file (the arrays of `play` and the command that made them) atomically:
+    a temporary file beside it, then rename, so a reader never sees half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".npz")
+    with os.fdopen(descriptor, "wb") as handle:
+        np.savez_compressed(handle, command=np.array(command), **data)
+    os.replace(temporary, path)
+
+
 def write_json(path: Path, payload: dict) -> None:
     """Write `payload` as JSON atomically (a temporary file, then rename)."""
     write_text(path, json.dumps(payload, indent=1) + "\n")
@@ -457,10 +472,9 @@ def main() -> int:
     if args.stage in ("play", "all"):
         data = play(args.games, args.nodes, args.seed, report=lambda line: print(line, file=sys.stderr),
                     network=not args.no_network, captures=args.captures)
-        data_path.parent.mkdir(parents=True, exist_ok=True)
         command = (f"python3 tools/train_eval.py play --games {args.games} --nodes {args.nodes} --seed {args.seed}"
                    + (" --no-network" if args.no_network else "") + (" --captures" if args.captures else ""))
-        np.savez_compressed(data_path, command=np.array(command), **data)
+        save_data(data_path, command, data)
         print(f"{len(data['rows'])} positions from {args.games} games -> {data_path}")
     if args.stage == "starts":
         if not args.pgn or not args.out:
@@ -473,14 +487,14 @@ def main() -> int:
         if not args.teacher:
             parser.error("play-teacher needs --teacher PATH")
         starts = read_starts(args.starts) if args.starts else None
-        data = play_teacher(args.teacher, args.games, args.teacher_nodes, args.seed,
-                            report=lambda line: print(line, file=sys.stderr), captures=args.captures, starts=starts)
-        data_path.parent.mkdir(parents=True, exist_ok=True)
         command = (f"python3 tools/train_eval.py play-teacher --teacher {Path(args.teacher).name} "
                    f"--games {args.games} --teacher-nodes {args.teacher_nodes} --seed {args.seed}"
                    + (" --captures" if args.captures else "")
                    + (f" --starts {Path(args.starts).name}" if args.starts else ""))
-        np.savez_compressed(data_path, command=np.array(command), **data)
+        data = play_teacher(args.teacher, args.games, args.teacher_nodes, args.seed,
+                            report=lambda line: print(line, file=sys.stderr), captures=args.captures, starts=starts,
+                            checkpoint=lambda partial: save_data(data_path, command + " (unfinished)", partial))
+        save_data(data_path, command, data)
         print(f"{len(data['rows'])} positions from {len(set(data['games'].tolist()))} games with a kept position -> {data_path}")
     if args.stage == "label":
         if not args.teacher:
@@ -491,8 +505,7 @@ def main() -> int:
         command = (f"python3 tools/train_eval.py label --teacher {Path(args.teacher).name} "
                    f"--teacher-nodes {args.teacher_nodes} --limit {args.limit} --seed {args.seed}")
         out = Path(args.labelled)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        np.savez_compressed(out, command=np.array(f"{data['command']} + {command}"), **labelled)
+        save_data(out, f"{data['command']} + {command}", labelled)
         print(f"{len(labelled['rows'])} positions labelled -> {out}")
     if args.stage in ("fit", "all"):
         from engine.evaluation import FEATURE_NAMES, ENGINE_WEIGHTS_PATH

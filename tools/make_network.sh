@@ -1,18 +1,16 @@
 #!/bin/sh
-# Rebuild engine/eval_network.npz from scratch (docs/search.md, "Evaluation network" and the
-# nineteenth and twentieth sessions).  All the data are games of the master build against
-# itself, refereed by our rules, so our engine's history does not enter:
-#   - one game at 6,000 nodes a move from each of 29,505 positions of our matches against it
-#     (tools/data/network-starts.fen.gz, 13,489 positions, and network-starts-2.fen.gz,
-#     16,016 more), each file played in two halves side by side (about 80 minutes);
-#   - 4,800 games at 15,000 nodes a move from random openings (about 40 minutes);
-# then a 64-unit network is fitted from random weights on the 1,158,830 positions
-# (40 epochs, about 12 minutes).  Two cores in all.
+# Rebuild engine/eval_network.npz from scratch (docs/search.md, "Evaluation network",
+# "Stand-pat quiescence" and the nineteenth session): six data runs, two at a time (about 75
+# minutes on two cores), then the fit (about 10 minutes); then the fine-tuning on the master
+# build's games from real match positions (tools/data/network-starts.fen.gz, 13,489 positions
+# of our games against it) and from random openings at 15,000 nodes (about 75 minutes more).
 #
 #   tools/make_network.sh PATH/fairy-stockfish-c19b5f6c [OUTDIR]
 #
-# The data files go to OUTDIR (default artifacts/network-data); the network replaces
-# engine/eval_network.npz (atomically).
+# The two self-play runs are played by the engine of commit 7e3e462 (with --no-network: the
+# linear evaluation alone, as before the first network; without it: the first network), so
+# later search changes do not change the games; that needs the repository's history (not a
+# shallow clone).  The master build's games do not depend on our engine.
 set -eu
 teacher=${1:?usage: tools/make_network.sh PATH/fairy-stockfish-c19b5f6c [OUTDIR]}
 teacher=$(cd "$(dirname "$teacher")" && pwd)/$(basename "$teacher")
@@ -20,25 +18,35 @@ cd "$(dirname "$0")/.."
 out=${2:-artifacts/network-data}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
-
-play_starts() {  # play_starts FEN-FILE DATA-FILE: one game of the master build from each position
-    python3 tools/train_eval.py play-teacher --captures --teacher "$teacher" --starts "$1" --games 100000 \
-        --teacher-nodes 6000 --data "$2"
-}
-gunzip -c tools/data/network-starts.fen.gz | awk 'NR % 2 == 1' > "$out/starts-1a.fen"
-gunzip -c tools/data/network-starts.fen.gz | awk 'NR % 2 == 0' > "$out/starts-1b.fen"
-half=$(( $(gunzip -c tools/data/network-starts-2.fen.gz | wc -l) / 2 ))
-gunzip -c tools/data/network-starts-2.fen.gz | awk -v half="$half" 'NR <= half' > "$out/starts-2a.fen"
-gunzip -c tools/data/network-starts-2.fen.gz | awk -v half="$half" 'NR > half' > "$out/starts-2b.fen"
-for part in 1 2; do
-    play_starts "$out/starts-${part}a.fen" "$out/starts-${part}a.npz" &
-    first=$!
-    play_starts "$out/starts-${part}b.fen" "$out/starts-${part}b.npz"
-    wait "$first"
-done
-python3 tools/train_eval.py play-teacher --captures --teacher "$teacher" --games 2400 --teacher-nodes 15000 --seed 51 --data "$out/fsf15k-51.npz" &
+old="$out/engine-7e3e462"
+if [ ! -d "$old" ]; then
+    mkdir -p "$old.tmp" && git archive 7e3e462 | tar -x -C "$old.tmp" && mv "$old.tmp" "$old"
+fi
+(cd "$old" && python3 tools/train_eval.py play --no-network --games 15000 --nodes 1500 --seed 11 --data "$out/self-11.npz") &
+first=$!
+python3 tools/train_eval.py play-teacher --teacher "$teacher" --games 12000 --teacher-nodes 3000 --seed 21 --data "$out/fsf-21.npz"
+wait "$first"
+(cd "$old" && python3 tools/train_eval.py play --captures --games 13000 --nodes 1500 --seed 31 --data "$out/self-31-captures.npz") &
 second=$!
-python3 tools/train_eval.py play-teacher --captures --teacher "$teacher" --games 2400 --teacher-nodes 15000 --seed 52 --data "$out/fsf15k-52.npz"
+python3 tools/train_eval.py play-teacher --teacher "$teacher" --games 12000 --teacher-nodes 3000 --seed 22 --data "$out/fsf-22.npz"
 wait "$second"
-python3 tools/train_network.py --hidden 64 --epochs 40 \
-    --data "$out/starts-2a.npz,$out/starts-2b.npz,$out/starts-1a.npz,$out/starts-1b.npz,$out/fsf15k-51.npz,$out/fsf15k-52.npz"
+python3 tools/train_eval.py play-teacher --teacher "$teacher" --games 12000 --teacher-nodes 3000 --seed 23 --data "$out/fsf-23.npz" &
+third=$!
+python3 tools/train_eval.py play-teacher --captures --teacher "$teacher" --games 12000 --teacher-nodes 3000 --seed 31 --data "$out/fsf-31-captures.npz"
+wait "$third"
+python3 tools/train_network.py --data "$out/self-11.npz,$out/fsf-21.npz,$out/fsf-22.npz,$out/fsf-23.npz,$out/self-31-captures.npz,$out/fsf-31-captures.npz" \
+    --out "$out/first.npz"
+# Fine-tuning (nineteenth session): the master build plays one game from each match position
+# (the two halves side by side), and two runs at 15,000 nodes a move (fourteenth session).
+gunzip -c tools/data/network-starts.fen.gz | awk 'NR % 2 == 1' > "$out/starts-a.fen"
+gunzip -c tools/data/network-starts.fen.gz | awk 'NR % 2 == 0' > "$out/starts-b.fen"
+python3 tools/train_eval.py play-teacher --captures --teacher "$teacher" --starts "$out/starts-a.fen" --games 20000 --teacher-nodes 6000 --data "$out/starts-a.npz" &
+fourth=$!
+python3 tools/train_eval.py play-teacher --captures --teacher "$teacher" --starts "$out/starts-b.fen" --games 20000 --teacher-nodes 6000 --data "$out/starts-b.npz"
+wait "$fourth"
+python3 tools/train_eval.py play-teacher --captures --teacher "$teacher" --games 2400 --teacher-nodes 15000 --seed 51 --data "$out/fsf15k-51.npz" &
+fifth=$!
+python3 tools/train_eval.py play-teacher --captures --teacher "$teacher" --games 2400 --teacher-nodes 15000 --seed 52 --data "$out/fsf15k-52.npz"
+wait "$fifth"
+python3 tools/train_network.py --data "$out/starts-a.npz,$out/starts-b.npz,$out/fsf15k-51.npz,$out/fsf15k-52.npz" \
+    --init "$out/first.npz" --epochs 30 --rate 1e-3

@@ -194,3 +194,16 @@ def test_save_data_writes_a_file_load_data_reads_back(tmp_path):
     for key, values in data.items():
         assert np.array_equal(loaded[key], values)
     assert [entry.name for entry in path.parent.iterdir()] == ["data.npz"]  # no temporary left
+
+
+def test_a_failed_write_leaves_the_old_file_and_no_temporary(tmp_path):
+    import pytest
+
+    path = tmp_path / "starts.fen"
+    train_eval.write_text(path, "first\n")
+    assert path.read_text(encoding="utf-8") == "first\n"
+    with pytest.raises(Exception):
+        # A lambda cannot be pickled: the write fails half way.
+        train_eval.save_data(path, "cmd", {"rows": np.array([lambda: 0], dtype=object)})
+    assert path.read_text(encoding="utf-8") == "first\n"
+    assert [entry.name for entry in tmp_path.iterdir()] == ["starts.fen"]

@@ -194,6 +194,7 @@ def test_save_data_writes_a_file_load_data_reads_back(tmp_path):
     for key, values in data.items():
         assert np.array_equal(loaded[key], values)
     assert [entry.name for entry in path.parent.iterdir()] == ["data.npz"]  # no temporary left
+    assert path.stat().st_mode & 0o777 == 0o644  # readable like any file, not mkstemp's 0600
 
 
 def test_a_failed_write_leaves_the_old_file_and_no_temporary(tmp_path):

@@ -413,14 +413,16 @@ def loss_of(matrix: np.ndarray, results: np.ndarray, weights: np.ndarray, scale:
     return float(-np.mean(results * np.log(predicted + 1e-12) + (1 - results) * np.log(1 - predicted + 1e-12)))
 
 
-def _write_atomically(path: Path, write, suffix: str = "") -> None:
-    """Call `write` on a binary file beside `path`, then rename it to `path`, so a reader never
-    sees half a file; on an error the temporary file is removed and `path` left as it was."""
+def write_atomically(path: Path, write, suffix: str = "") -> None:
+    """Call `write` on a binary file beside `path`, then rename it to `path` (mode 0644), so a
+    reader never sees half a file; on an error the temporary file is removed and `path` left
+    as it was."""
     path.parent.mkdir(parents=True, exist_ok=True)
     descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=suffix)
     try:
         with os.fdopen(descriptor, "wb") as handle:
             write(handle)
+        os.chmod(temporary, 0o644)
         os.replace(temporary, path)
     except BaseException:
         os.unlink(temporary)
@@ -429,12 +431,12 @@ def _write_atomically(path: Path, write, suffix: str = "") -> None:
 
 def write_text(path: Path, text: str) -> None:
     """Write `text` (UTF-8) to `path` atomically."""
-    _write_atomically(path, lambda handle: handle.write(text.encode("utf-8")))
+    write_atomically(path, lambda handle: handle.write(text.encode("utf-8")))
 
 
 def save_data(path: Path, command: str, data: dict[str, np.ndarray]) -> None:
     """Write a data file (the arrays of `play` and the command that made them) atomically."""
-    _write_atomically(path, lambda handle: np.savez_compressed(handle, command=np.array(command), **data), ".npz")
+    write_atomically(path, lambda handle: np.savez_compressed(handle, command=np.array(command), **data), ".npz")
 
 
 def write_json(path: Path, payload: dict) -> None:

@@ -23,9 +23,7 @@ starts from a network file (fine-tuning) instead of random weights.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -163,12 +161,10 @@ def pack(params: dict) -> np.ndarray:
 
 def write_network(path: Path, network: np.ndarray, **notes) -> None:
     """Write the weights and notes to `path` atomically (a temporary file, then rename)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".npz")
-    with os.fdopen(descriptor, "wb") as handle:
-        np.savez_compressed(handle, network=network, **{key: np.array(value) for key, value in notes.items()})
-    os.chmod(temporary, 0o644)
-    os.replace(temporary, path)
+    from train_eval import write_atomically
+
+    write_atomically(path, lambda handle: np.savez_compressed(
+        handle, network=network, **{key: np.array(value) for key, value in notes.items()}), ".npz")
 
 
 def main() -> int:

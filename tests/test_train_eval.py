@@ -208,3 +208,25 @@ def test_a_failed_write_leaves_the_old_file_and_no_temporary(tmp_path):
         train_eval.save_data(path, "cmd", {"rows": np.array([lambda: 0], dtype=object)})
     assert path.read_text(encoding="utf-8") == "first\n"
     assert [entry.name for entry in tmp_path.iterdir()] == ["starts.fen"]
+
+
+def test_merge_joins_data_files_with_the_games_renumbered(tmp_path):
+    first = {"rows": np.arange(18, dtype=np.uint64).reshape(3, 6), "results": np.array([1.0, 0.0, 0.5]),
+             "plies": np.array([4, 5, 6]), "games": np.array([0, 0, 1]), "teacher": np.array([10.0, -5.0, 0.0])}
+    second = {"rows": np.arange(100, 112, dtype=np.uint64).reshape(2, 6), "results": np.array([0.0, 1.0]),
+              "plies": np.array([7, 8]), "games": np.array([0, 1]), "teacher": np.array([3.0, 4.0])}
+    train_eval.save_data(tmp_path / "a.npz", "run a", first)
+    train_eval.save_data(tmp_path / "b.npz", "run b", second)
+    out = tmp_path / "all.npz"
+    sys_argv = sys.argv
+    sys.argv = ["train_eval.py", "merge", "--data", f"{tmp_path / 'a.npz'},{tmp_path / 'b.npz'}", "--out", str(out)]
+    try:
+        assert train_eval.main() == 0
+    finally:
+        sys.argv = sys_argv
+    merged = train_eval.load_data(str(out))
+    assert merged["command"] == "run a + run b"
+    assert np.array_equal(merged["games"], [0, 0, 1, 2, 3])
+    assert np.array_equal(merged["rows"], np.concatenate([first["rows"], second["rows"]]))
+    assert np.array_equal(merged["teacher"], [10.0, -5.0, 0.0, 3.0, 4.0])
+    assert np.array_equal(merged["results"], [1.0, 0.0, 0.5, 0.0, 1.0])

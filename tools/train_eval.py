@@ -6,6 +6,7 @@
     python3 tools/train_eval.py play-teacher --teacher PATH --games N --teacher-nodes N --data FILE
     python3 tools/train_eval.py starts --pgn A.pgn[,B.pgn...] --plies 6-40 --out starts.fen
     python3 tools/train_eval.py play-teacher --teacher PATH --starts starts.fen --games N ...
+    python3 tools/train_eval.py merge --data A.npz,B.npz[,...] --out ALL.npz
     python3 tools/train_eval.py fit --data artifacts/evaldata.npz --out engine/eval_weights.json
 
 `play`: self-play games under the antichess rules with the project's own engine at a fixed
@@ -21,7 +22,8 @@ each kept position also gets the score the engine reported for the move it playe
 "teacher" column, centipawns for the side to move).  `starts`: the positions of real games
 (e.g. the match PGNs against the master build) within a range of plies, each once, as a FEN
 file; `play-teacher --starts` then plays one game from each instead of from random plies, so
-the results label the positions our engine actually meets.
+the results label the positions our engine actually meets.  `merge`: several data files
+as one (games renumbered, commands joined), as `tools/teacher_games.sh` uses it.
 `label`: a UCI teacher's score for each position.  `fit`: the features of `engine.evaluation.losing_features` for each position, then a
 logistic (Texel) fit of the weights: the evaluation in centipawns, through
 1 / (1 + exp(-score / SCALE)), should predict the result; L2-regularised, full-batch
@@ -446,7 +448,7 @@ def write_json(path: Path, payload: dict) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("stage", choices=("play", "play-teacher", "starts", "label", "fit", "all"))
+    parser.add_argument("stage", choices=("play", "play-teacher", "starts", "label", "merge", "fit", "all"))
     parser.add_argument("--games", type=int, default=4000)
     parser.add_argument("--nodes", type=int, default=1500)
     parser.add_argument("--seed", type=int, default=1)
@@ -503,6 +505,14 @@ def main() -> int:
                             checkpoint=lambda partial: save_data(data_path, command + " (unfinished)", partial))
         save_data(data_path, command, data)
         print(f"{len(data['rows'])} positions from {len(set(data['games'].tolist()))} games with a kept position -> {data_path}")
+    if args.stage == "merge":
+        if not args.out:
+            parser.error("merge needs --data FILES and --out FILE")
+        merged = load_data(args.data)
+        command = str(merged.pop("command"))
+        save_data(Path(args.out), command, merged)
+        print(f"{len(merged['rows'])} positions of {int(merged['games'].max()) + 1 if len(merged['games']) else 0} "
+              f"games from {len(args.data.split(','))} files -> {args.out}")
     if args.stage == "label":
         if not args.teacher:
             parser.error("label needs --teacher PATH")

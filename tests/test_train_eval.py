@@ -230,3 +230,23 @@ def test_merge_joins_data_files_with_the_games_renumbered(tmp_path):
     assert np.array_equal(merged["rows"], np.concatenate([first["rows"], second["rows"]]))
     assert np.array_equal(merged["teacher"], [10.0, -5.0, 0.0, 3.0, 4.0])
     assert np.array_equal(merged["results"], [1.0, 0.0, 0.5, 0.0, 1.0])
+
+
+def test_merge_refuses_a_missing_file_and_writes_nothing(tmp_path, capsys):
+    import pytest
+
+    train_eval.save_data(tmp_path / "a.npz", "run a", {"rows": np.zeros((1, 6), dtype=np.uint64),
+                                                       "results": np.array([1.0]), "plies": np.array([4]),
+                                                       "games": np.array([0])})
+    out = tmp_path / "all.npz"
+    sys_argv = sys.argv
+    sys.argv = ["train_eval.py", "merge", "--data", f"{tmp_path / 'a.npz'},{tmp_path / 'gone.npz'}", "--out", str(out)]
+    try:
+        with pytest.raises(SystemExit) as stop:
+            train_eval.main()
+    finally:
+        sys.argv = sys_argv
+    assert stop.value.code == 2
+    error = capsys.readouterr().err
+    assert "no data file" in error and "gone.npz" in error
+    assert not out.exists()

@@ -508,6 +508,9 @@ def main() -> int:
     if args.stage == "merge":
         if not args.out:
             parser.error("merge needs --data FILES and --out FILE")
+        missing = [path for path in args.data.split(",") if not Path(path).is_file()]
+        if missing:
+            parser.error(f"merge: no data file {', '.join(missing)}")
         merged = load_data(args.data)
         command = str(merged.pop("command"))
         save_data(Path(args.out), command, merged)

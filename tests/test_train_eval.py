@@ -210,7 +210,7 @@ def test_a_failed_write_leaves_the_old_file_and_no_temporary(tmp_path):
     assert [entry.name for entry in tmp_path.iterdir()] == ["starts.fen"]
 
 
-def test_merge_joins_data_files_with_the_games_renumbered(tmp_path):
+def test_merge_joins_data_files_with_the_games_renumbered(tmp_path, monkeypatch):
     first = {"rows": np.arange(18, dtype=np.uint64).reshape(3, 6), "results": np.array([1.0, 0.0, 0.5]),
              "plies": np.array([4, 5, 6]), "games": np.array([0, 0, 1]), "teacher": np.array([10.0, -5.0, 0.0])}
     second = {"rows": np.arange(100, 112, dtype=np.uint64).reshape(2, 6), "results": np.array([0.0, 1.0]),
@@ -218,12 +218,9 @@ def test_merge_joins_data_files_with_the_games_renumbered(tmp_path):
     train_eval.save_data(tmp_path / "a.npz", "run a", first)
     train_eval.save_data(tmp_path / "b.npz", "run b", second)
     out = tmp_path / "all.npz"
-    sys_argv = sys.argv
-    sys.argv = ["train_eval.py", "merge", "--data", f"{tmp_path / 'a.npz'},{tmp_path / 'b.npz'}", "--out", str(out)]
-    try:
-        assert train_eval.main() == 0
-    finally:
-        sys.argv = sys_argv
+    monkeypatch.setattr(sys, "argv", ["train_eval.py", "merge", "--data", f"{tmp_path / 'a.npz'},{tmp_path / 'b.npz'}",
+                                      "--out", str(out)])
+    assert train_eval.main() == 0
     merged = train_eval.load_data(str(out))
     assert merged["command"] == "run a + run b"
     assert np.array_equal(merged["games"], [0, 0, 1, 2, 3])
@@ -232,20 +229,17 @@ def test_merge_joins_data_files_with_the_games_renumbered(tmp_path):
     assert np.array_equal(merged["results"], [1.0, 0.0, 0.5, 0.0, 1.0])
 
 
-def test_merge_refuses_a_missing_file_and_writes_nothing(tmp_path, capsys):
+def test_merge_refuses_a_missing_file_and_writes_nothing(tmp_path, capsys, monkeypatch):
     import pytest
 
     train_eval.save_data(tmp_path / "a.npz", "run a", {"rows": np.zeros((1, 6), dtype=np.uint64),
                                                        "results": np.array([1.0]), "plies": np.array([4]),
                                                        "games": np.array([0])})
     out = tmp_path / "all.npz"
-    sys_argv = sys.argv
-    sys.argv = ["train_eval.py", "merge", "--data", f"{tmp_path / 'a.npz'},{tmp_path / 'gone.npz'}", "--out", str(out)]
-    try:
-        with pytest.raises(SystemExit) as stop:
-            train_eval.main()
-    finally:
-        sys.argv = sys_argv
+    monkeypatch.setattr(sys, "argv", ["train_eval.py", "merge", "--data", f"{tmp_path / 'a.npz'},{tmp_path / 'gone.npz'}",
+                                      "--out", str(out)])
+    with pytest.raises(SystemExit) as stop:
+        train_eval.main()
     assert stop.value.code == 2
     error = capsys.readouterr().err
     assert "no data file" in error and "gone.npz" in error

@@ -46,9 +46,9 @@ count=$(echo "$runs" | grep -c . || true)
 echo "$count runs finished in $(($(date +%s) - started)) s"
 [ "$count" -gt 0 ] || exit 1
 [ "$parts" -gt "$count" ] && parts=$count
-k=0
+status=0
 for part in $(seq 1 "$parts"); do
     chosen=$(echo "$runs" | awk -v p="$parts" -v k="$part" '(NR - 1) % p == k - 1' | tr '\n' ',' | sed 's/,$//')
-    python3 tools/train_eval.py merge --data "$chosen" --out "$out/part-$part.npz" || k=1
+    python3 tools/train_eval.py merge --data "$chosen" --out "$out/part-$part.npz" || status=1
 done
-exit $k
+exit $status

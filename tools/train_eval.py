@@ -508,14 +508,15 @@ def main() -> int:
     if args.stage == "merge":
         if not args.out:
             parser.error("merge needs --data FILES and --out FILE")
-        missing = [path for path in args.data.split(",") if not Path(path).is_file()]
+        paths = args.data.split(",")
+        missing = [path for path in paths if not Path(path).is_file()]
         if missing:
             parser.error(f"merge: no data file {', '.join(missing)}")
         merged = load_data(args.data)
         command = str(merged.pop("command"))
         save_data(Path(args.out), command, merged)
         print(f"{len(merged['rows'])} positions of {int(merged['games'].max()) + 1 if len(merged['games']) else 0} "
-              f"games from {len(args.data.split(','))} files -> {args.out}")
+              f"games from {len(paths)} files -> {args.out}")
     if args.stage == "label":
         if not args.teacher:
             parser.error("label needs --teacher PATH")

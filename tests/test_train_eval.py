@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from engine import Game
 
@@ -14,6 +15,14 @@ ROOT = Path(__file__).resolve().parents[1]
 _spec = importlib.util.spec_from_file_location("train_eval", ROOT / "tools" / "train_eval.py")
 train_eval = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(train_eval)
+
+
+def _load_tool(name: str):
+    """A script of tools/ loaded as a module."""
+    spec = importlib.util.spec_from_file_location(name, ROOT / "tools" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def test_teacher_scale_recovers_the_scale_that_made_the_results():
@@ -198,7 +207,6 @@ def test_save_data_writes_a_file_load_data_reads_back(tmp_path):
 
 
 def test_a_failed_write_leaves_the_old_file_and_no_temporary(tmp_path):
-    import pytest
 
     path = tmp_path / "starts.fen"
     train_eval.write_text(path, "first\n")
@@ -229,18 +237,26 @@ def test_merge_joins_data_files_with_the_games_renumbered(tmp_path, monkeypatch)
     assert np.array_equal(merged["results"], [1.0, 0.0, 0.5, 0.0, 1.0])
 
 
-def test_merge_refuses_a_missing_file_and_writes_nothing(tmp_path, capsys, monkeypatch):
-    import pytest
-
+@pytest.mark.parametrize("stage", ["merge", "fit", "label", "train_network"])
+def test_a_missing_data_file_is_refused_and_nothing_is_written(stage, tmp_path, capsys, monkeypatch):
     train_eval.save_data(tmp_path / "a.npz", "run a", {"rows": np.zeros((1, 6), dtype=np.uint64),
                                                        "results": np.array([1.0]), "plies": np.array([4]),
                                                        "games": np.array([0])})
-    out = tmp_path / "all.npz"
-    monkeypatch.setattr(sys, "argv", ["train_eval.py", "merge", "--data", f"{tmp_path / 'a.npz'},{tmp_path / 'gone.npz'}",
-                                      "--out", str(out)])
+    out = tmp_path / "out.npz"
+    data = f"{tmp_path / 'a.npz'},{tmp_path / 'gone.npz'}"
+    if stage == "train_network":
+        tool = _load_tool("train_network")
+        argv = ["train_network.py", "--data", data, "--out", str(out)]
+    else:
+        tool = train_eval
+        argv = {"merge": ["train_eval.py", "merge", "--data", data, "--out", str(out)],
+                "fit": ["train_eval.py", "fit", "--data", data, "--out", str(out)],
+                "label": ["train_eval.py", "label", "--data", data, "--teacher", sys.executable,
+                          "--labelled", str(out)]}[stage]
+    monkeypatch.setattr(sys, "argv", argv)
     with pytest.raises(SystemExit) as stop:
-        train_eval.main()
+        tool.main()
     assert stop.value.code == 2
     error = capsys.readouterr().err
-    assert "no data file" in error and "gone.npz" in error
+    assert "no data file" in error and "gone.npz" in error and "a.npz" not in error.split("no data file")[1]
     assert not out.exists()

@@ -377,6 +377,11 @@ def quiet_positions(data: dict) -> dict:
             for key, value in data.items()}
 
 
+def missing_data_files(paths: str) -> list[str]:
+    """The files of a comma-separated --data list that do not exist (empty when all do)."""
+    return [path for path in paths.split(",") if not Path(path).is_file()]
+
+
 def load_data(paths: str) -> dict:
     """One data set from one or more `play` files (comma-separated), games renumbered."""
     parts = [np.load(path) for path in paths.split(",")]
@@ -509,7 +514,7 @@ def main() -> int:
         if not args.out:
             parser.error("merge needs --data FILES and --out FILE")
         paths = args.data.split(",")
-        missing = [path for path in paths if not Path(path).is_file()]
+        missing = missing_data_files(args.data)
         if missing:
             parser.error(f"merge: no data file {', '.join(missing)}")
         merged = load_data(args.data)
@@ -520,6 +525,9 @@ def main() -> int:
     if args.stage == "label":
         if not args.teacher:
             parser.error("label needs --teacher PATH")
+        missing = missing_data_files(args.data)
+        if missing:
+            parser.error(f"label: no data file {', '.join(missing)}")
         data = load_data(args.data)
         labelled = label(data, args.teacher, args.teacher_nodes, args.workers, args.limit, args.seed,
                          report=lambda line: print(line, file=sys.stderr))
@@ -531,6 +539,9 @@ def main() -> int:
     if args.stage in ("fit", "all"):
         from engine.evaluation import FEATURE_NAMES, ENGINE_WEIGHTS_PATH
 
+        missing = missing_data_files(args.data) if args.stage == "fit" else []
+        if missing:
+            parser.error(f"fit: no data file {', '.join(missing)}")
         data = quiet_positions(load_data(args.data if args.stage == "fit" else str(data_path)))
         matrix = features(data["rows"])
         results = data["results"]

@@ -207,7 +207,6 @@ def test_save_data_writes_a_file_load_data_reads_back(tmp_path):
 
 
 def test_a_failed_write_leaves_the_old_file_and_no_temporary(tmp_path):
-
     path = tmp_path / "starts.fen"
     train_eval.write_text(path, "first\n")
     assert path.read_text(encoding="utf-8") == "first\n"

@@ -1,5 +1,5 @@
-"""A small learned correction to the antichess evaluation: one hidden layer over the pieces
-and the attacked squares.
+"""A small learned correction to the antichess evaluation: one hidden layer over the pieces,
+the attacked squares, the attacked pieces and the squares where a piece can be offered.
 
 The inputs are binary and seen from the side to move (its pieces "ours", squares flipped
 top to bottom when Black is to move, so "ours" always move up the board):
@@ -9,13 +9,20 @@ top to bottom when Black is to move, so "ours" always move up the board):
   attack (pawns diagonally), 2 x 64;
 - `capturing`: the side to move attacks a piece of the other side, so (en passant aside)
   it must capture.  Quiet positions never have it; it lets the network score the positions
-  where the quiescence search stands pat with a choice of captures.
+  where the quiescence search stands pat with a choice of captures;
+- `ours_en_prise_<piece>_<square>` / `theirs_en_prise_<piece>_<square>`: 2 x 6 x 64, a
+  piece that the other side attacks (so that side will have to take it, or must take it
+  now);
+- `our_offers_<square>` / `their_offers_<square>`: 2 x 64, an empty square a side's piece
+  can move to (pawns by their pushes) that the other side attacks: a piece put there must
+  be taken.  These conjunctions of a piece or a move with an attack are what a single
+  hidden layer over the separate piece and attack inputs cannot form square by square.
 
 The network is h = clip(W1 . x + b1, 0, 1), one layer of hidden units (as many as the file
 has), and out = w2 . h + b2 in centipawns, added to the linear score of
 `engine.evaluation.learned_score`: it learns what that score misses (which pieces stand
-where the other side attacks, and what attacks what), fitted by `tools/train_network.py`
-on game results.
+where the other side attacks, what can be offered, and what attacks what), fitted by
+`tools/train_network.py` on game results.
 
 The weights are one float32 array (NETWORK_ROWS x hidden units): rows 0..INPUTS-1 are W1
 (row INPUTS is all zero: the padding input), then b1, then w2, then a row whose first entry
@@ -29,8 +36,8 @@ from __future__ import annotations
 import numpy as np
 
 from ._jit import ENGINE_DIR, kernel
-from .bitboards import KING, ONE, OCC, P_SIDE, PAWN, lsb
-from .movegen import attacked_squares
+from .bitboards import (KING, KNIGHT, KNIGHT_ATTACKS, KING_ATTACKS, ONE, OCC, P_SIDE, PAWN, PAWN_DIAGONAL, BISHOP,
+                        QUEEN, RANK_2, RANK_7, ROOK, ZERO, bishop_attacks, lsb, rook_attacks)
 
 ENGINE_NETWORK_PATH = ENGINE_DIR / "eval_network.npz"
 HIDDEN = 32  # hidden units of a new network (tools/train_network.py); a file may have any number
@@ -39,13 +46,18 @@ THEIRS = 6 * 64
 ATTACKED_BY_US = 12 * 64
 ATTACKED_BY_THEM = ATTACKED_BY_US + 64
 CAPTURING = ATTACKED_BY_THEM + 64  # the side to move has a capture (so must capture)
-INPUTS = CAPTURING + 1
+OURS_EN_PRISE = CAPTURING + 1  # our piece (type, square) that the other side attacks
+THEIRS_EN_PRISE = OURS_EN_PRISE + 6 * 64
+OUR_OFFERS = THEIRS_EN_PRISE + 6 * 64  # an empty square we can move to and they attack
+THEIR_OFFERS = OUR_OFFERS + 64
+INPUTS = THEIR_OFFERS + 64
 PADDING = INPUTS  # an input index whose W1 row is zero
-MAX_ACTIVE = 32 + 128 + 1
+MAX_ACTIVE = 32 + 128 + 1 + 32 + 128
 ROW_B1 = INPUTS + 1
 ROW_W2 = ROW_B1 + 1
 ROW_B2 = ROW_W2 + 1
 NETWORK_ROWS = ROW_B2 + 1
+FIRST_LAYOUT_ROWS = CAPTURING + 5  # the rows of a file with only the inputs up to CAPTURING
 
 
 def no_network() -> np.ndarray:
@@ -55,12 +67,20 @@ def no_network() -> np.ndarray:
 
 def load_network(path=ENGINE_NETWORK_PATH) -> np.ndarray:
     """The weights in `path` as float32[NETWORK_ROWS, hidden units], or no_network() when the
-    file is missing; ValueError when it does not have that shape."""
+    file is missing; a file of the first layout (FIRST_LAYOUT_ROWS rows) gets zero rows for the
+    later inputs; ValueError for any other shape."""
     try:
         with np.load(path) as data:
             weights = np.ascontiguousarray(data["network"], dtype=np.float32)
     except FileNotFoundError:
         return no_network()
+    if weights.ndim == 2 and weights.shape[0] == FIRST_LAYOUT_ROWS:
+        # A network of the layout before the attacked-piece and offer inputs (up to the
+        # twenty-first session): the same function with zero weights for those inputs.
+        padded = np.zeros((NETWORK_ROWS, weights.shape[1]), dtype=np.float32)
+        padded[:CAPTURING + 1] = weights[:CAPTURING + 1]
+        padded[ROW_B1:] = weights[CAPTURING + 2:]
+        weights = padded
     if weights.ndim != 2 or weights.shape[0] != NETWORK_ROWS or weights.shape[1] < 1:
         raise ValueError(f"{path}: network of shape {weights.shape}, expected ({NETWORK_ROWS}, hidden units)")
     weights[PADDING] = 0.0
@@ -71,10 +91,54 @@ NETWORK = load_network()
 
 
 @kernel
+def side_attacks(pos, color, occupied):
+    """(squares `color`'s pawns attack, squares its other pieces attack, squares its pawns
+    can push to)."""
+    base = color * 8
+    pawn_attacks = ZERO
+    pawns = pos[base + PAWN]
+    while pawns:
+        square = lsb(pawns)
+        pawns &= pawns - ONE
+        pawn_attacks |= PAWN_DIAGONAL[color, square]
+    empty = ~occupied
+    eight = np.uint64(8)
+    if color == 0:
+        single = (pos[base + PAWN] << eight) & empty
+        pushes = single | (((single & (RANK_2 << eight)) << eight) & empty)
+    else:
+        single = (pos[base + PAWN] >> eight) & empty
+        pushes = single | (((single & (RANK_7 >> eight)) >> eight) & empty)
+    attacks = ZERO
+    pieces = pos[base + KNIGHT]
+    while pieces:
+        square = lsb(pieces)
+        pieces &= pieces - ONE
+        attacks |= KNIGHT_ATTACKS[square]
+    pieces = pos[base + BISHOP] | pos[base + QUEEN]
+    while pieces:
+        square = lsb(pieces)
+        pieces &= pieces - ONE
+        attacks |= bishop_attacks(square, occupied)
+    pieces = pos[base + ROOK] | pos[base + QUEEN]
+    while pieces:
+        square = lsb(pieces)
+        pieces &= pieces - ONE
+        attacks |= rook_attacks(square, occupied)
+    pieces = pos[base + KING]
+    while pieces:
+        square = lsb(pieces)
+        pieces &= pieces - ONE
+        attacks |= KING_ATTACKS[square]
+    return pawn_attacks, attacks, pushes
+
+
+@kernel
 def network_inputs(pos, out):
     """Write the indices of `pos`'s active inputs (side to move's view) into `out`
     (at least MAX_ACTIVE long); returns how many."""
     us = np.int64(pos[P_SIDE])
+    them = 1 - us
     flip = 56 if us == 1 else 0
     occupied = pos[OCC] | pos[8 + OCC]
     n = 0
@@ -87,17 +151,37 @@ def network_inputs(pos, out):
                 pieces &= pieces - ONE
                 out[n] = base + piece * 64 + (square ^ flip)
                 n += 1
-    for color in range(2):
-        base = ATTACKED_BY_US if color == us else ATTACKED_BY_THEM
-        squares = attacked_squares(pos, color, occupied, False)
-        if color == us and squares & pos[(1 - us) * 8 + OCC]:
-            out[n] = CAPTURING
-            n += 1
+    our_pawn_attacks, our_attacks, our_pushes = side_attacks(pos, us, occupied)
+    their_pawn_attacks, their_attacks, their_pushes = side_attacks(pos, them, occupied)
+    attacked_by_us = our_pawn_attacks | our_attacks
+    attacked_by_them = their_pawn_attacks | their_attacks
+    if attacked_by_us & pos[them * 8 + OCC]:
+        out[n] = CAPTURING
+        n += 1
+    for block in range(4):
+        if block == 0:
+            base, squares = ATTACKED_BY_US, attacked_by_us
+        elif block == 1:
+            base, squares = ATTACKED_BY_THEM, attacked_by_them
+        elif block == 2:
+            base, squares = OUR_OFFERS, (our_attacks | our_pushes) & ~occupied & attacked_by_them
+        else:
+            base, squares = THEIR_OFFERS, (their_attacks | their_pushes) & ~occupied & attacked_by_us
         while squares:
             square = lsb(squares)
             squares &= squares - ONE
             out[n] = base + (square ^ flip)
             n += 1
+    for color in range(2):
+        base = OURS_EN_PRISE if color == us else THEIRS_EN_PRISE
+        attackers = attacked_by_them if color == us else attacked_by_us
+        for piece in range(PAWN, KING + 1):
+            pieces = pos[color * 8 + piece] & attackers
+            while pieces:
+                square = lsb(pieces)
+                pieces &= pieces - ONE
+                out[n] = base + piece * 64 + (square ^ flip)
+                n += 1
     return n
 
 

@@ -17,8 +17,9 @@ from engine import Game
 from engine import search as kernels
 from engine.evaluation import learned_score
 from engine.network import (
-    ATTACKED_BY_THEM, ATTACKED_BY_US, CAPTURING, ENGINE_NETWORK_PATH, HIDDEN, INPUTS, MAX_ACTIVE, NETWORK, NETWORK_ROWS,
-    OURS, PADDING, ROW_B1, ROW_B2, ROW_W2, THEIRS, load_network, network_inputs, network_score, no_network,
+    ATTACKED_BY_THEM, ATTACKED_BY_US, CAPTURING, ENGINE_NETWORK_PATH, FIRST_LAYOUT_ROWS, HIDDEN, INPUTS, MAX_ACTIVE,
+    NETWORK, NETWORK_ROWS, OUR_OFFERS, OURS, OURS_EN_PRISE, PADDING, ROW_B1, ROW_B2, ROW_W2, THEIR_OFFERS, THEIRS,
+    THEIRS_EN_PRISE, load_network, network_inputs, network_score, no_network,
 )
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -46,31 +47,70 @@ def _random_games(count: int, seed: int = 11) -> list[Game]:
     return games
 
 
+def _move_targets(board: chess.Board, color: chess.Color) -> chess.SquareSet:
+    """The empty squares `color`'s pieces could move to: pawn pushes (one or two squares),
+    the other pieces' attacks."""
+    targets = chess.SquareSet()
+    step = 8 if color == chess.WHITE else -8
+    for square in chess.SquareSet(board.occupied_co[color]):
+        if board.piece_type_at(square) != chess.PAWN:
+            targets |= board.attacks(square) & ~board.occupied
+            continue
+        one = square + step
+        if 0 <= one < 64 and not board.piece_at(one):
+            targets.add(one)
+            two = one + step
+            if chess.square_rank(square) == (1 if color == chess.WHITE else 6) and not board.piece_at(two):
+                targets.add(two)
+    return targets
+
+
 def _expected_inputs(fen: str) -> set[int]:
-    """The active inputs, from python-chess: pieces and attack masks, side to move's view."""
+    """The active inputs, from python-chess: pieces, attack masks, attacked pieces and offers,
+    side to move's view."""
     board = chess.Board(fen)
     us = board.turn
     flip = 0 if us == chess.WHITE else 56
     active = set()
+    attacked = {}
+    for color in (us, not us):
+        attacked[color] = chess.SquareSet()
+        for square in chess.SquareSet(board.occupied_co[color]):
+            attacked[color] |= board.attacks(square)
     for square, piece in board.piece_map().items():
         base = OURS if piece.color == us else THEIRS
         active.add(base + (piece.piece_type - 1) * 64 + (square ^ flip))
-    for color, base in ((us, ATTACKED_BY_US), (not us, ATTACKED_BY_THEM)):
-        attacked = chess.SquareSet()
-        for square in chess.SquareSet(board.occupied_co[color]):
-            attacked |= board.attacks(square)
-        active |= {base + (square ^ flip) for square in attacked}
-        if color == us and attacked & board.occupied_co[not us]:
-            active.add(CAPTURING)
+        if square in attacked[not piece.color]:
+            base = OURS_EN_PRISE if piece.color == us else THEIRS_EN_PRISE
+            active.add(base + (piece.piece_type - 1) * 64 + (square ^ flip))
+    for color, base, offers in ((us, ATTACKED_BY_US, OUR_OFFERS), (not us, ATTACKED_BY_THEM, THEIR_OFFERS)):
+        active |= {base + (square ^ flip) for square in attacked[color]}
+        active |= {offers + (square ^ flip) for square in _move_targets(board, color) & attacked[not color]}
+    if attacked[us] & board.occupied_co[not us]:
+        active.add(CAPTURING)
     return active
 
 
-def test_inputs_are_the_pieces_and_the_squares_each_side_attacks():
+def test_inputs_are_the_pieces_the_attacked_squares_the_attacked_pieces_and_the_offers():
     buffer = np.zeros(MAX_ACTIVE, dtype=np.int64)
     for game in _random_games(60):
         n = network_inputs(game._row(), buffer)
         assert len(set(buffer[:n].tolist())) == n
         assert set(buffer[:n].tolist()) == _expected_inputs(game.fen()), game.fen()
+
+
+def test_offers_count_pawn_pushes_and_en_prise_marks_the_attacked_pieces():
+    # White to move: e2-e4 would put the pawn where Black's d5 pawn takes it (an offer by a
+    # double push); Black's d5-d4 would not be attacked.  The knight on g5 stands where
+    # Black's h6 pawn attacks it.
+    game = Game("antichess", "8/8/7p/3p2N1/8/8/4P3/8 w - - 0 1")
+    buffer = np.zeros(MAX_ACTIVE, dtype=np.int64)
+    active = set(buffer[:network_inputs(game._row(), buffer)].tolist())
+    # The knight could go to e4 as well; none of its other squares is attacked.
+    assert {i - OUR_OFFERS for i in active if OUR_OFFERS <= i < OUR_OFFERS + 64} == {chess.E4}
+    assert {i - THEIR_OFFERS for i in active if THEIR_OFFERS <= i < THEIR_OFFERS + 64} == set()
+    assert {i for i in active if OURS_EN_PRISE <= i < THEIRS_EN_PRISE} == {OURS_EN_PRISE + 64 + chess.G5}
+    assert {i for i in active if THEIRS_EN_PRISE <= i < OUR_OFFERS} == set()
 
 
 def test_capturing_input_is_on_exactly_when_the_side_to_move_must_capture():
@@ -160,6 +200,22 @@ def test_the_shipped_network_loads_and_a_bad_file_is_refused(tmp_path):
     assert not load_network(narrow)[PADDING].any()
     with pytest.raises(ValueError, match="shape"):
         load_network(bad)
+
+
+def test_a_network_of_the_first_layout_loads_as_the_same_function(tmp_path):
+    """A file from before the attacked-piece and offer inputs scores every position as it did:
+    its rows land on the same inputs and the new inputs get zero weights."""
+    full = _random_network(7)
+    full[CAPTURING + 1:INPUTS] = 0.0
+    first = np.concatenate([full[:CAPTURING + 1], np.zeros((1, HIDDEN), np.float32), full[ROW_B1:]])
+    assert first.shape[0] == FIRST_LAYOUT_ROWS
+    path = tmp_path / "first.npz"
+    np.savez(path, network=first)
+    loaded = load_network(path)
+    assert loaded.shape == (NETWORK_ROWS, HIDDEN)
+    assert np.array_equal(loaded, full)
+    for game in _random_games(10, seed=17):
+        assert network_score(game._row(), loaded) == network_score(game._row(), full)
 
 
 def test_training_lowers_the_loss_and_writes_a_network_the_engine_loads(tmp_path):

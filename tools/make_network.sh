@@ -3,7 +3,9 @@
 # "Stand-pat quiescence" and the nineteenth session): six data runs, two at a time (about 75
 # minutes on two cores), then the fit (about 10 minutes); then the fine-tuning on the master
 # build's games from real match positions (tools/data/network-starts.fen.gz, 13,489 positions
-# of our games against it) and from random openings at 15,000 nodes (about 75 minutes more).
+# of our games against it) and from random openings at 15,000 nodes (about 75 minutes more);
+# then the master build's games from new random openings (7.3 core-hours) and a last
+# fine-tuning on those (twenty-second session, about 10 minutes).
 #
 #   tools/make_network.sh PATH/fairy-stockfish-c19b5f6c [OUTDIR]
 #
@@ -49,4 +51,16 @@ fifth=$!
 python3 tools/train_eval.py play-teacher --captures --teacher "$teacher" --games 2400 --teacher-nodes 15000 --seed 52 --data "$out/fsf15k-52.npz"
 wait "$fifth"
 python3 tools/train_network.py --data "$out/starts-a.npz,$out/starts-b.npz,$out/fsf15k-51.npz,$out/fsf15k-52.npz" \
-    --init "$out/first.npz" --epochs 30 --rate 1e-3
+    --init "$out/first.npz" --epochs 30 --rate 1e-3 --out "$out/second.npz"
+# Twenty-second session: the master build's games from new random openings (the twenty-first
+# session's three calls of tools/teacher_games.sh, 560 s each on 16 cores: 7.3 core-hours; the
+# same core-time here on every core), then 20 epochs on them and the 15,000-node games.  The
+# shipped network took this step from the nineteenth session's, with zero weights for the
+# attacked-piece and offer inputs (engine/network.py loads a file of that first layout so);
+# here those inputs are fitted from the first fit on.
+seconds=$((560 * 16 / $(nproc)))
+for first in 10000 20000 30000; do
+    tools/teacher_games.sh "$teacher" "$seconds" "$first" "$out/random-$first" 16
+done
+python3 tools/train_network.py --data "$out/fsf15k-51.npz,$out/fsf15k-52.npz,$out/random-10000/part-1.npz,$out/random-10000/part-2.npz,$out/random-20000/part-1.npz,$out/random-20000/part-2.npz,$out/random-30000/part-1.npz,$out/random-30000/part-2.npz" \
+    --init "$out/second.npz" --epochs 20 --rate 1e-3

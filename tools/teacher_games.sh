@@ -7,14 +7,15 @@
 #
 # JOBS processes (default: the number of cores) each play runs of GAMES games (default 100)
 # with `tools/train_eval.py play-teacher --captures` at NODES nodes a move (default 15000),
-# process j's c-th run with seed FIRST_SEED + 100 j + c, into OUTDIR/runs/.  A process starts
+# process j's c-th run with seed FIRST_SEED + 100 j + c (at most 99 runs a process, so no
+# seed is played twice), into OUTDIR/runs/.  A process starts
 # another run only while the time left exceeds its longest run so far by a tenth, so that no
 # run is cut off at SECONDS; a run still going then is stopped and leaves no file.  At the
 # end the finished runs are merged into PARTS files (default 2), OUTDIR/part-K.npz
 # (`train_eval.py merge`: a lent machine returns at most 8 files of 16 MiB each).
 set -u
 if [ $# -lt 4 ]; then
-    sed -n '2,13p' "$0" >&2
+    sed -n '2,14p' "$0" >&2
     exit 2
 fi
 teacher=$1 seconds=$2 first_seed=$3 out=$4
@@ -30,6 +31,7 @@ for j in $(seq 1 "$jobs"); do
      while :; do
          now=$(date +%s)
          if [ $c -gt 0 ] && [ $((now + longest + longest / 10)) -ge $deadline ]; then break; fi
+         [ $c -ge 99 ] && break  # seed + 100 would be the next process's first seed
          [ "$now" -ge "$deadline" ] && break
          c=$((c + 1))
          seed=$((first_seed + 100 * j + c))

@@ -121,19 +121,11 @@ def side_is_safe(pos, side, rules):
 
 
 @kernel
-def attacked_squares(pos, color, occupied, berolina):
-    """Every square a piece of `color` attacks (pawns diagonally, Berolina pawns straight
-    ahead; anti-kings left out)."""
+def piece_attacks(pos, color, occupied):
+    """Every square a knight, bishop, rook, queen or king of `color` attacks (pawns and
+    anti-kings left out)."""
     base = color * 8
     attacked = ZERO
-    pawns = pos[base + PAWN]
-    while pawns:
-        square = lsb(pawns)
-        pawns &= pawns - ONE
-        if berolina:
-            attacked |= PAWN_FORWARD[color, square]
-        else:
-            attacked |= PAWN_DIAGONAL[color, square]
     pieces = pos[base + KNIGHT]
     while pieces:
         square = lsb(pieces)
@@ -155,6 +147,28 @@ def attacked_squares(pos, color, occupied, berolina):
         pieces &= pieces - ONE
         attacked |= KING_ATTACKS[square]
     return attacked
+
+
+@kernel
+def pawn_attacks(pos, color, berolina):
+    """Every square a pawn of `color` attacks (diagonally, Berolina pawns straight ahead)."""
+    attacked = ZERO
+    pawns = pos[color * 8 + PAWN]
+    while pawns:
+        square = lsb(pawns)
+        pawns &= pawns - ONE
+        if berolina:
+            attacked |= PAWN_FORWARD[color, square]
+        else:
+            attacked |= PAWN_DIAGONAL[color, square]
+    return attacked
+
+
+@kernel
+def attacked_squares(pos, color, occupied, berolina):
+    """Every square a piece of `color` attacks (pawns diagonally, Berolina pawns straight
+    ahead; anti-kings left out)."""
+    return piece_attacks(pos, color, occupied) | pawn_attacks(pos, color, berolina)
 
 
 @kernel

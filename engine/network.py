@@ -36,8 +36,8 @@ from __future__ import annotations
 import numpy as np
 
 from ._jit import ENGINE_DIR, kernel
-from .bitboards import (KING, KNIGHT, KNIGHT_ATTACKS, KING_ATTACKS, ONE, OCC, P_SIDE, PAWN, PAWN_DIAGONAL, BISHOP,
-                        QUEEN, RANK_2, RANK_7, ROOK, ZERO, bishop_attacks, lsb, rook_attacks)
+from .bitboards import KING, ONE, OCC, P_SIDE, PAWN, RANK_2, RANK_7, lsb
+from .movegen import pawn_attacks, piece_attacks
 
 ENGINE_NETWORK_PATH = ENGINE_DIR / "eval_network.npz"
 HIDDEN = 32  # hidden units of a new network (tools/train_network.py); a file may have any number
@@ -95,12 +95,6 @@ def side_attacks(pos, color, occupied):
     """(squares `color`'s pawns attack, squares its other pieces attack, squares its pawns
     can push to)."""
     base = color * 8
-    pawn_attacks = ZERO
-    pawns = pos[base + PAWN]
-    while pawns:
-        square = lsb(pawns)
-        pawns &= pawns - ONE
-        pawn_attacks |= PAWN_DIAGONAL[color, square]
     empty = ~occupied
     eight = np.uint64(8)
     if color == 0:
@@ -109,28 +103,7 @@ def side_attacks(pos, color, occupied):
     else:
         single = (pos[base + PAWN] >> eight) & empty
         pushes = single | (((single & (RANK_7 >> eight)) >> eight) & empty)
-    attacks = ZERO
-    pieces = pos[base + KNIGHT]
-    while pieces:
-        square = lsb(pieces)
-        pieces &= pieces - ONE
-        attacks |= KNIGHT_ATTACKS[square]
-    pieces = pos[base + BISHOP] | pos[base + QUEEN]
-    while pieces:
-        square = lsb(pieces)
-        pieces &= pieces - ONE
-        attacks |= bishop_attacks(square, occupied)
-    pieces = pos[base + ROOK] | pos[base + QUEEN]
-    while pieces:
-        square = lsb(pieces)
-        pieces &= pieces - ONE
-        attacks |= rook_attacks(square, occupied)
-    pieces = pos[base + KING]
-    while pieces:
-        square = lsb(pieces)
-        pieces &= pieces - ONE
-        attacks |= KING_ATTACKS[square]
-    return pawn_attacks, attacks, pushes
+    return pawn_attacks(pos, color, False), piece_attacks(pos, color, occupied), pushes
 
 
 @kernel

@@ -107,6 +107,18 @@ def side_attacks(pos, color, occupied):
 
 
 @kernel
+def append_squares(out, n, base, squares, flip):
+    """Write base + (square ^ flip) for each square of `squares` into `out` from index `n`;
+    returns the new count."""
+    while squares:
+        square = lsb(squares)
+        squares &= squares - ONE
+        out[n] = base + (square ^ flip)
+        n += 1
+    return n
+
+
+@kernel
 def network_inputs(pos, out):
     """Write the indices of `pos`'s active inputs (side to move's view) into `out`
     (at least MAX_ACTIVE long); returns how many."""
@@ -118,12 +130,7 @@ def network_inputs(pos, out):
     for color in range(2):
         base = OURS if color == us else THEIRS
         for piece in range(PAWN, KING + 1):
-            pieces = pos[color * 8 + piece]
-            while pieces:
-                square = lsb(pieces)
-                pieces &= pieces - ONE
-                out[n] = base + piece * 64 + (square ^ flip)
-                n += 1
+            n = append_squares(out, n, base + piece * 64, pos[color * 8 + piece], flip)
     our_pawn_attacks, our_attacks, our_pushes = side_attacks(pos, us, occupied)
     their_pawn_attacks, their_attacks, their_pushes = side_attacks(pos, them, occupied)
     attacked_by_us = our_pawn_attacks | our_attacks
@@ -131,30 +138,15 @@ def network_inputs(pos, out):
     if attacked_by_us & pos[them * 8 + OCC]:
         out[n] = CAPTURING
         n += 1
-    for block in range(4):
-        if block == 0:
-            base, squares = ATTACKED_BY_US, attacked_by_us
-        elif block == 1:
-            base, squares = ATTACKED_BY_THEM, attacked_by_them
-        elif block == 2:
-            base, squares = OUR_OFFERS, (our_attacks | our_pushes) & ~occupied & attacked_by_them
-        else:
-            base, squares = THEIR_OFFERS, (their_attacks | their_pushes) & ~occupied & attacked_by_us
-        while squares:
-            square = lsb(squares)
-            squares &= squares - ONE
-            out[n] = base + (square ^ flip)
-            n += 1
+    n = append_squares(out, n, ATTACKED_BY_US, attacked_by_us, flip)
+    n = append_squares(out, n, ATTACKED_BY_THEM, attacked_by_them, flip)
+    n = append_squares(out, n, OUR_OFFERS, (our_attacks | our_pushes) & ~occupied & attacked_by_them, flip)
+    n = append_squares(out, n, THEIR_OFFERS, (their_attacks | their_pushes) & ~occupied & attacked_by_us, flip)
     for color in range(2):
         base = OURS_EN_PRISE if color == us else THEIRS_EN_PRISE
         attackers = attacked_by_them if color == us else attacked_by_us
         for piece in range(PAWN, KING + 1):
-            pieces = pos[color * 8 + piece] & attackers
-            while pieces:
-                square = lsb(pieces)
-                pieces &= pieces - ONE
-                out[n] = base + piece * 64 + (square ^ flip)
-                n += 1
+            n = append_squares(out, n, base + piece * 64, pos[color * 8 + piece] & attackers, flip)
     return n
 
 

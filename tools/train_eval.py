@@ -377,9 +377,12 @@ def quiet_positions(data: dict) -> dict:
             for key, value in data.items()}
 
 
-def missing_data_files(paths: str) -> list[str]:
-    """The files of a comma-separated --data list that do not exist (empty when all do)."""
-    return [path for path in paths.split(",") if not Path(path).is_file()]
+def require_data_files(parser: argparse.ArgumentParser, paths: str, stage: str) -> None:
+    """Stop with a usage error (exit 2) naming the files of a comma-separated --data list
+    that do not exist; return when all do."""
+    missing = [path for path in paths.split(",") if not Path(path).is_file()]
+    if missing:
+        parser.error(f"{stage}: no data file {', '.join(missing)}")
 
 
 def load_data(paths: str) -> dict:
@@ -514,9 +517,7 @@ def main() -> int:
         if not args.out:
             parser.error("merge needs --data FILES and --out FILE")
         paths = args.data.split(",")
-        missing = missing_data_files(args.data)
-        if missing:
-            parser.error(f"merge: no data file {', '.join(missing)}")
+        require_data_files(parser, args.data, "merge")
         merged = load_data(args.data)
         command = str(merged.pop("command"))
         save_data(Path(args.out), command, merged)
@@ -525,9 +526,7 @@ def main() -> int:
     if args.stage == "label":
         if not args.teacher:
             parser.error("label needs --teacher PATH")
-        missing = missing_data_files(args.data)
-        if missing:
-            parser.error(f"label: no data file {', '.join(missing)}")
+        require_data_files(parser, args.data, "label")
         data = load_data(args.data)
         labelled = label(data, args.teacher, args.teacher_nodes, args.workers, args.limit, args.seed,
                          report=lambda line: print(line, file=sys.stderr))
@@ -539,9 +538,8 @@ def main() -> int:
     if args.stage in ("fit", "all"):
         from engine.evaluation import FEATURE_NAMES, ENGINE_WEIGHTS_PATH
 
-        missing = missing_data_files(args.data) if args.stage == "fit" else []
-        if missing:
-            parser.error(f"fit: no data file {', '.join(missing)}")
+        if args.stage == "fit":
+            require_data_files(parser, args.data, "fit")
         data = quiet_positions(load_data(args.data if args.stage == "fit" else str(data_path)))
         matrix = features(data["rows"])
         results = data["results"]

@@ -169,7 +169,7 @@ def write_network(path: Path, network: np.ndarray, **notes) -> None:
 
 def main() -> int:
     from engine.network import CAPTURING, ENGINE_NETWORK_PATH, HIDDEN, INPUTS, load_network
-    from train_eval import load_data, missing_data_files, teacher_targets
+    from train_eval import load_data, require_data_files, teacher_targets
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", required=True, help="one or more comma-separated play / play-teacher files")
@@ -190,9 +190,7 @@ def main() -> int:
     def report(line: str) -> None:
         print(line, file=sys.stderr, flush=True)
 
-    missing = missing_data_files(args.data)
-    if missing:
-        parser.error(f"no data file {', '.join(missing)}")
+    require_data_files(parser, args.data, "train_network")
     data = load_data(args.data)
     started = time.perf_counter()
     linear, active = prepare(data["rows"])

@@ -110,6 +110,7 @@ def _numba():
     import numba
 
     numba.config.CACHE_DIR = str(CACHE_DIR)
+    _plain_reference_counts()
     if "numba.np.arraymath" not in sys.modules and "scipy.linalg" not in sys.modules:
         sys.modules["scipy.linalg"] = None
         try:
@@ -120,8 +121,60 @@ def _numba():
     return numba
 
 
+def _plain_reference_counts() -> bool:
+    """Make numba's array reference counts plain increments instead of atomic ones, before
+    its runtime is built; True when they are plain (now or already).
+
+    Every array view and call in a kernel counts a reference on the array's MemInfo, and
+    numba counts them with locked instructions: a third of a search's time (`perf` on
+    `search_root`).  The kernels never share a MemInfo between threads: an array passed in
+    from Python gets a MemInfo of its own for each call, arrays made in a kernel stay in
+    it, and no kernel returns one (so none comes back in from Python), which is what makes
+    plain counts safe here.  Set ANTICHESS_ATOMIC_REFCOUNTS=1 to keep numba's own.  Relies
+    on numba's runtime internals (`nrtdynmod._define_atomic_inc_dec`); where they differ, the
+    counts stay atomic.
+    """
+    global _plain_counts
+    if _plain_counts is not None:
+        return _plain_counts
+    _plain_counts = False
+    if os.environ.get("ANTICHESS_ATOMIC_REFCOUNTS"):
+        return False
+    try:
+        from llvmlite import ir
+        from numba.core.runtime import nrt, nrtdynmod
+
+        word = nrtdynmod._word_type
+        if nrt.rtsys._init or not callable(getattr(nrtdynmod, "_define_atomic_inc_dec", None)):
+            return False
+    except (ImportError, AttributeError):
+        return False
+
+    def define_inc_dec(module, op, ordering):
+        """nrt_atomic_add / nrt_atomic_sub without the atomicity: returns the new count."""
+        function = ir.Function(module, ir.FunctionType(word, [word.as_pointer()]), name=f"nrt_atomic_{op}")
+        [pointer] = function.args
+        builder = ir.IRBuilder(function.append_basic_block())
+        count = getattr(builder, op)(builder.load(pointer), ir.Constant(word, 1))
+        builder.store(count, pointer)
+        builder.ret(count)
+        return function
+
+    nrtdynmod._define_atomic_inc_dec = define_inc_dec
+    _plain_counts = True
+    return True
+
+
+_plain_counts: bool | None = None
+
+
+def plain_reference_counts() -> bool:
+    """True when the kernels count array references with plain instructions."""
+    return bool(_plain_counts)
+
+
 def _njit(function):
-    return _numba().njit(cache=True, nogil=True)(function)
+    return _numba().njit(cache=True, nogil=True, error_model="numpy")(function)
 
 
 def defer_compilation() -> None:

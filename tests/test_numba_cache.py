@@ -63,3 +63,45 @@ def test_cache_is_keyed_to_every_engine_source_and_data_file(tmp_path):
         path.write_bytes(original + b"\n# edited\n")
         assert source_hash(copy) != source_hash(ENGINE_DIR), path.name
         path.write_bytes(original)
+
+
+COUNTS_PROBE = r"""
+import json
+from numba.core.runtime import rtsys
+from engine import Game
+from engine._jit import plain_reference_counts
+from engine.searcher import Limits, Searcher
+game = Game("antichess")
+game.push("e2e3")
+searcher = Searcher(4)
+one = searcher.search(game, Limits(depth=6))
+searcher.set_threads(2)
+two = searcher.search(game, Limits(nodes=20000))
+stats = rtsys.get_allocation_stats()
+print(json.dumps({"plain": plain_reference_counts(), "nodes": one.info.nodes, "move": two.best_move.uci(),
+                  "alloc": stats.alloc, "free": stats.free, "mi_alloc": stats.mi_alloc, "mi_free": stats.mi_free}))
+"""
+
+
+def _run_counts_probe(**env_extra) -> dict:
+    env = dict(os.environ, NUMBA_NRT_STATS="1", **env_extra)
+    env.pop("ANTICHESS_ATOMIC_REFCOUNTS", None)
+    env.update(env_extra)
+    done = subprocess.run([sys.executable, "-c", COUNTS_PROBE], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_plain_reference_counts_free_every_array_and_search_the_same_tree():
+    """The kernels count array references with plain instructions (numba's atomic ones were
+    a third of a search's time): every array a search allocates (the network's scratch
+    arrays at each static score, with one thread and with two) is freed again, and the
+    tree is the one searched with numba's atomic counts."""
+    plain = _run_counts_probe()
+    assert plain["plain"] is True
+    assert plain["alloc"] > 1000  # the searches did allocate
+    assert plain["alloc"] == plain["free"] and plain["mi_alloc"] == plain["mi_free"]
+    atomic = _run_counts_probe(ANTICHESS_ATOMIC_REFCOUNTS="1")
+    assert atomic["plain"] is False
+    assert atomic["nodes"] == plain["nodes"]

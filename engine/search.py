@@ -73,7 +73,7 @@ MVV = np.array([1, 3, 3, 5, 9, 10, 0], dtype=np.int64)
 MOBILITY_WEIGHT = 26
 FORCING_BONUS = 20
 SECOND_KILLER_SCORE = 89000  # move-ordering score of the second killer; offers and the first killer score above
-NULL_MOVE_PIECES = 12  # null move under compulsory capture only with this many pieces
+NULL_MOVE_PIECES = 8  # null move under compulsory capture only with this many pieces
 NULL_MOVE_REDUCTION = 2
 LATE_MOVE_DEPTH = 3  # quiet compulsory-capture nodes this close to the horizon prune late moves
 FUTILITY_MARGIN = 60  # per ply of depth left, quiet compulsory-capture nodes

@@ -259,12 +259,62 @@ def compile_kernels() -> None:
 
 
 _INTRINSICS: dict = {}
+_STACK_ARRAYS: dict[str, tuple[str, int]] = {}  # intrinsic name: (dtype name, length)
+
+
+def stack_array(dtype: str, length: int):
+    """A function of no argument, for kernels, that gives a 1-D scratch array of `length`
+    items of `dtype` (a NumPy type name) with undefined contents.  Compiled, the array lives
+    in the calling kernel's stack frame: no allocation and no reference counting (it has no
+    MemInfo), gone when that kernel returns, so a kernel must never return or keep it.
+    While compilation is deferred, a fresh `numpy.empty`."""
+    import numpy as np
+
+    name = f"stack_{dtype}_{length}"
+    _STACK_ARRAYS[name] = (dtype, int(length))
+    return native(name, lambda: np.empty(length, dtype=dtype))
+
+
+def _stack_array_intrinsic(dtype: str, length: int):
+    """The numba intrinsic behind `stack_array`: an alloca in the caller's entry block,
+    wrapped as an array without a MemInfo."""
+    from numba import types
+    from numba.core import cgutils
+    from numba.extending import intrinsic
+    from numba.np.arrayobj import populate_array
+
+    item_type = getattr(types, dtype)
+    array_type = types.Array(item_type, 1, "C")
+
+    @intrinsic
+    def scratch(typingctx):
+        def codegen(context, builder, signature, args):
+            item = context.get_data_type(item_type)
+            size = context.get_constant(types.intp, length)
+            itemsize = context.get_constant(types.intp, context.get_abi_sizeof(item))
+            array = context.make_array(array_type)(context, builder)
+            populate_array(array, data=cgutils.alloca_once(builder, item, size=size), shape=[size],
+                           strides=[itemsize], itemsize=itemsize, meminfo=None)
+            return array._getvalue()
+
+        return array_type(), codegen
+
+    return scratch
 
 
 def _intrinsics() -> dict:
-    """The LLVM intrinsics the kernels use, built once numba is imported."""
-    if _INTRINSICS:
-        return _INTRINSICS
+    """The LLVM intrinsics the kernels use (and the scratch arrays of `stack_array`), built
+    once numba is imported."""
+    if not _INTRINSICS:
+        _INTRINSICS.update(_bit_intrinsics())
+    for name, (dtype, length) in _STACK_ARRAYS.items():
+        if name not in _INTRINSICS:
+            _INTRINSICS[name] = _stack_array_intrinsic(dtype, length)
+    return _INTRINSICS
+
+
+def _bit_intrinsics() -> dict:
+    """popcount, atomic_load, trailing_zeros and leading_zeros."""
     _numba()
     from llvmlite import ir
     from numba import types
@@ -297,6 +347,5 @@ def _intrinsics() -> dict:
 
         return sig, codegen
 
-    _INTRINSICS.update(popcount=popcount, atomic_load=atomic_load, trailing_zeros=trailing_zeros,
-                       leading_zeros=leading_zeros)
-    return _INTRINSICS
+    return dict(popcount=popcount, atomic_load=atomic_load, trailing_zeros=trailing_zeros,
+                leading_zeros=leading_zeros)

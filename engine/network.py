@@ -35,12 +35,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._jit import ENGINE_DIR, kernel
+from ._jit import ENGINE_DIR, kernel, stack_array
 from .bitboards import KING, ONE, OCC, P_SIDE, PAWN, RANK_2, RANK_7, lsb
 from .movegen import pawn_attacks, piece_attacks
 
 ENGINE_NETWORK_PATH = ENGINE_DIR / "eval_network.npz"
-HIDDEN = 32  # hidden units of a new network (tools/train_network.py); a file may have any number
+HIDDEN = 32  # hidden units of a new network (tools/train_network.py); a file may have up to MAX_HIDDEN
+MAX_HIDDEN = 256
 OURS = 0
 THEIRS = 6 * 64
 ATTACKED_BY_US = 12 * 64
@@ -57,6 +58,8 @@ ROW_B1 = INPUTS + 1
 ROW_W2 = ROW_B1 + 1
 ROW_B2 = ROW_W2 + 1
 NETWORK_ROWS = ROW_B2 + 1
+active_inputs_scratch = stack_array("int64", MAX_ACTIVE)
+hidden_units_scratch = stack_array("float32", MAX_HIDDEN)
 FIRST_LAYOUT_ROWS = CAPTURING + 5  # the rows of a file with only the inputs up to CAPTURING
 
 
@@ -81,8 +84,9 @@ def load_network(path=ENGINE_NETWORK_PATH) -> np.ndarray:
         padded[:CAPTURING + 1] = weights[:CAPTURING + 1]
         padded[ROW_B1:] = weights[CAPTURING + 2:]
         weights = padded
-    if weights.ndim != 2 or weights.shape[0] != NETWORK_ROWS or weights.shape[1] < 1:
-        raise ValueError(f"{path}: network of shape {weights.shape}, expected ({NETWORK_ROWS}, hidden units)")
+    if weights.ndim != 2 or weights.shape[0] != NETWORK_ROWS or not 1 <= weights.shape[1] <= MAX_HIDDEN:
+        raise ValueError(f"{path}: network of shape {weights.shape}, expected ({NETWORK_ROWS}, hidden units),"
+                         f" at most {MAX_HIDDEN} hidden units")
     weights[PADDING] = 0.0
     return weights
 
@@ -156,13 +160,18 @@ def network_score(pos, network):
     `network` has no rows)."""
     if network.shape[0] == 0:
         return np.int64(0)
-    active = np.empty(MAX_ACTIVE, dtype=np.int64)
+    active = active_inputs_scratch()
     n = network_inputs(pos, active)
-    accumulator = network[ROW_B1].copy()
+    hidden = network.shape[1]
+    accumulator = hidden_units_scratch()  # the rows added one by one, in the order of a NumPy sum
+    for j in range(hidden):
+        accumulator[j] = network[ROW_B1, j]
     for i in range(n):
-        accumulator += network[active[i]]
+        row = active[i]
+        for j in range(hidden):
+            accumulator[j] += network[row, j]
     total = network[ROW_B2, 0]
-    for j in range(network.shape[1]):
+    for j in range(hidden):
         value = accumulator[j]
         if value > 0.0:
             total += network[ROW_W2, j] * (value if value < 1.0 else np.float32(1.0))

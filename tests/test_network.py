@@ -18,7 +18,7 @@ from engine import search as kernels
 from engine.evaluation import learned_score
 from engine.network import (
     ATTACKED_BY_THEM, ATTACKED_BY_US, CAPTURING, ENGINE_NETWORK_PATH, FIRST_LAYOUT_ROWS, HIDDEN, INPUTS, MAX_ACTIVE,
-    NETWORK, NETWORK_ROWS, OUR_OFFERS, OURS, OURS_EN_PRISE, PADDING, ROW_B1, ROW_B2, ROW_W2, THEIR_OFFERS, THEIRS,
+    MAX_HIDDEN, NETWORK, NETWORK_ROWS, OUR_OFFERS, OURS, OURS_EN_PRISE, PADDING, ROW_B1, ROW_B2, ROW_W2, THEIR_OFFERS, THEIRS,
     THEIRS_EN_PRISE, load_network, network_inputs, network_score, no_network,
 )
 
@@ -143,17 +143,18 @@ def _reference_score(network: np.ndarray, active: list[int]) -> float:
     return float(hidden @ network[ROW_W2] + network[ROW_B2, 0])
 
 
-def _random_network(seed: int) -> np.ndarray:
+def _random_network(seed: int, hidden: int = HIDDEN) -> np.ndarray:
     """Random weights with outputs of a few hundred centipawns (the padding row zero)."""
     rng = np.random.default_rng(seed)
-    network = (rng.standard_normal((NETWORK_ROWS, HIDDEN)) * 0.2).astype(np.float32)
+    network = (rng.standard_normal((NETWORK_ROWS, hidden)) * 0.2).astype(np.float32)
     network[ROW_W2] *= 300.0
     network[PADDING] = 0.0
     return network
 
 
-def test_score_is_the_forward_pass_of_the_weights():
-    network = _random_network(seed=3)
+@pytest.mark.parametrize("hidden", [HIDDEN, MAX_HIDDEN])
+def test_score_is_the_forward_pass_of_the_weights(hidden):
+    network = _random_network(seed=3, hidden=hidden)
     buffer = np.zeros(MAX_ACTIVE, dtype=np.int64)
     scores = []
     for game in _random_games(40, seed=5):
@@ -200,6 +201,12 @@ def test_the_shipped_network_loads_and_a_bad_file_is_refused(tmp_path):
     assert not load_network(narrow)[PADDING].any()
     with pytest.raises(ValueError, match="shape"):
         load_network(bad)
+    wide = tmp_path / "wide.npz"  # the search's scratch space holds MAX_HIDDEN hidden units
+    np.savez(wide, network=np.zeros((NETWORK_ROWS, MAX_HIDDEN + 1), dtype=np.float32))
+    with pytest.raises(ValueError, match="at most"):
+        load_network(wide)
+    np.savez(wide, network=np.zeros((NETWORK_ROWS, MAX_HIDDEN), dtype=np.float32))
+    assert load_network(wide).shape == (NETWORK_ROWS, MAX_HIDDEN)
 
 
 def test_a_network_of_the_first_layout_loads_as_the_same_function(tmp_path):

@@ -95,12 +95,12 @@ def _run_counts_probe(**env_extra) -> dict:
 
 def test_plain_reference_counts_free_every_array_and_search_the_same_tree():
     """The kernels count array references with plain instructions (numba's atomic ones were
-    a third of a search's time): every array a search allocates (the network's scratch
-    arrays at each static score, with one thread and with two) is freed again, and the
-    tree is the one searched with numba's atomic counts."""
+    a third of a search's time): every array the kernels of a search allocate or receive
+    from Python (with one thread and with two) is freed again, and the tree is the one
+    searched with numba's atomic counts."""
     plain = _run_counts_probe()
     assert plain["plain"] is True
-    assert plain["alloc"] > 1000  # the searches did allocate
+    assert plain["alloc"] > 100  # the searches did allocate
     assert plain["alloc"] == plain["free"] and plain["mi_alloc"] == plain["mi_free"]
     atomic = _run_counts_probe(ANTICHESS_ATOMIC_REFCOUNTS="1")
     assert atomic["plain"] is False

@@ -29,7 +29,7 @@ from engine.game import Game  # noqa: E402
 from engine.searcher import Limits, Searcher  # noqa: E402
 
 
-def replay_positions(pgn_path: Path, games: int) -> list[tuple[str, str, list[str]]]:
+def read_games(pgn_path: Path, games: int) -> list[tuple[str, str, list[str]]]:
     """(rule set, start FEN, UCI moves) of the first `games` games of the file."""
     result = []
     with open(pgn_path, encoding="utf-8") as handle:
@@ -55,7 +55,7 @@ def main() -> int:
 
     nodes = searches = 0
     started = time.perf_counter()
-    for variant, fen, moves in replay_positions(args.pgn, args.games):
+    for variant, fen, moves in read_games(args.pgn, args.games):
         game = Game(variant, fen) if fen else Game(variant)
         searcher = Searcher(hash_mb=args.hash)
         for ply, uci in enumerate(moves):
@@ -63,7 +63,7 @@ def main() -> int:
                 result = searcher.search(game, Limits(depth=args.depth, proof=False))
                 nodes += result.info.nodes
                 searches += 1
-            game.push(game.parse_move(uci))
+            game.push(uci)
     elapsed = time.perf_counter() - started
     print(f"depth {args.depth}, {searches} searches, hash {args.hash} MiB: {nodes:,} nodes, {elapsed:.1f} s")
     return 0

@@ -121,6 +121,9 @@ def _numba():
     return numba
 
 
+_plain_counts: bool | None = None  # decided once, when numba is first imported
+
+
 def _plain_reference_counts() -> bool:
     """Make numba's array reference counts plain increments instead of atomic ones, before
     its runtime is built; True when they are plain (now or already).
@@ -163,9 +166,6 @@ def _plain_reference_counts() -> bool:
     nrtdynmod._define_atomic_inc_dec = define_inc_dec
     _plain_counts = True
     return True
-
-
-_plain_counts: bool | None = None
 
 
 def plain_reference_counts() -> bool:

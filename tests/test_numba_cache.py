@@ -84,7 +84,7 @@ print(json.dumps({"plain": plain_reference_counts(), "nodes": one.info.nodes, "m
 
 
 def _run_counts_probe(**env_extra) -> dict:
-    env = dict(os.environ, NUMBA_NRT_STATS="1", **env_extra)
+    env = dict(os.environ, NUMBA_NRT_STATS="1")
     env.pop("ANTICHESS_ATOMIC_REFCOUNTS", None)
     env.update(env_extra)
     done = subprocess.run([sys.executable, "-c", COUNTS_PROBE], cwd=ROOT, env=env,

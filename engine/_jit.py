@@ -63,7 +63,23 @@ def cache_root() -> Path:
     return Path(base) / "antichess-engine" / "numba"
 
 
-CACHE_DIR = cache_root() / source_hash()
+def reference_counted() -> bool:
+    """True when the kernels are compiled with numba's runtime (NRT), which counts a
+    reference, atomically, for every array a kernel receives or views; set
+    ANTICHESS_REFERENCE_COUNTS=1 for that.  By default they are compiled without it.
+
+    The counts were over a third of a search's time (`perf` on `search_root`: numba's
+    `lock incq`/`lock decq`, 58 increments a node, most for negamax's 20 array arguments),
+    and the kernels do not need them: none allocates an array (scratch arrays are
+    `stack_array`s in the stack frame), none returns one, and every array they see belongs
+    to a Python object that outlives the call.  numba refuses to compile a kernel without
+    its runtime if it allocates, so a kernel that starts to would fail loudly, not leak.
+    """
+    return bool(os.environ.get("ANTICHESS_REFERENCE_COUNTS"))
+
+
+# Kernels compiled with and without reference counts are different machine code.
+CACHE_DIR = cache_root() / (source_hash() + ("-counted" if reference_counted() else ""))
 
 
 def _marker_name(directory: Path = ENGINE_DIR) -> str:
@@ -110,7 +126,6 @@ def _numba():
     import numba
 
     numba.config.CACHE_DIR = str(CACHE_DIR)
-    _plain_reference_counts()
     if "numba.np.arraymath" not in sys.modules and "scipy.linalg" not in sys.modules:
         sys.modules["scipy.linalg"] = None
         try:
@@ -121,60 +136,9 @@ def _numba():
     return numba
 
 
-_plain_counts: bool | None = None  # decided once, when numba is first imported
-
-
-def _plain_reference_counts() -> bool:
-    """Make numba's array reference counts plain increments instead of atomic ones, before
-    its runtime is built; True when they are plain (now or already).
-
-    Every array view and call in a kernel counts a reference on the array's MemInfo, and
-    numba counts them with locked instructions: a third of a search's time (`perf` on
-    `search_root`).  The kernels never share a MemInfo between threads: an array passed in
-    from Python gets a MemInfo of its own for each call, arrays made in a kernel stay in
-    it, and no kernel returns one (so none comes back in from Python), which is what makes
-    plain counts safe here.  Set ANTICHESS_ATOMIC_REFCOUNTS=1 to keep numba's own.  Relies
-    on numba's runtime internals (`nrtdynmod._define_atomic_inc_dec`); where they differ, the
-    counts stay atomic.
-    """
-    global _plain_counts
-    if _plain_counts is not None:
-        return _plain_counts
-    _plain_counts = False
-    if os.environ.get("ANTICHESS_ATOMIC_REFCOUNTS"):
-        return False
-    try:
-        from llvmlite import ir
-        from numba.core.runtime import nrt, nrtdynmod
-
-        word = nrtdynmod._word_type
-        if nrt.rtsys._init or not callable(getattr(nrtdynmod, "_define_atomic_inc_dec", None)):
-            return False
-    except (ImportError, AttributeError):
-        return False
-
-    def define_inc_dec(module, op, ordering):
-        """nrt_atomic_add / nrt_atomic_sub without the atomicity: returns the new count."""
-        function = ir.Function(module, ir.FunctionType(word, [word.as_pointer()]), name=f"nrt_atomic_{op}")
-        [pointer] = function.args
-        builder = ir.IRBuilder(function.append_basic_block())
-        count = getattr(builder, op)(builder.load(pointer), ir.Constant(word, 1))
-        builder.store(count, pointer)
-        builder.ret(count)
-        return function
-
-    nrtdynmod._define_atomic_inc_dec = define_inc_dec
-    _plain_counts = True
-    return True
-
-
-def plain_reference_counts() -> bool:
-    """True when the kernels count array references with plain instructions."""
-    return bool(_plain_counts)
-
-
 def _njit(function):
-    return _numba().njit(cache=True, nogil=True, error_model="numpy")(function)
+    return _numba().njit(cache=True, nogil=True, error_model="numpy",
+                         _nrt=reference_counted())(function)
 
 
 def defer_compilation() -> None:

@@ -18,7 +18,7 @@ from ._jit import kernel, native
 from .bitboards import (
     ANTIKING, BETWEEN, BISHOP, CAPTURE_FLAG, CASTLE_KEEP, FULL, KING, KING_ATTACKS,
     KNIGHT, KNIGHT_ATTACKS, LINE, MOVE_CASTLE, MOVE_DOUBLE, MOVE_EN_PASSANT, MOVE_PASS,
-    NO_SQUARE, OCC, ONE, P_CASTLE, P_EP, P_HALFMOVE, P_KEY, P_LEAP, P_PLY, P_SIDE, PASS_MOVE,
+    NO_SQUARE, OCC, ONE, P_CASTLE, P_EP, P_HALFMOVE, P_KEY, P_LEAP, P_PLY, P_SIDE, PASS_MOVE, POS_SIZE,
     PAWN, PAWN_DIAGONAL, PAWN_FORWARD, QUEEN, RANK_1, RANK_2, RANK_7, RANK_8, ROOK, ZERO,
     ZOBRIST_CASTLE, ZOBRIST_EP, ZOBRIST_LEAP, ZOBRIST_PIECE, ZOBRIST_SIDE, bishop_attacks,
     count, lsb, rook_attacks,
@@ -353,7 +353,8 @@ def make_move(stack, src, dst, move, rules):
     """Write into stack[dst] the position after `move` (a generated move) from stack[src]."""
     pos = stack[src]
     new = stack[dst]
-    new[:] = pos
+    for i in range(POS_SIZE):
+        new[i] = pos[i]
     move = np.int64(move)
     us = np.int64(pos[P_SIDE])
     them = 1 - us

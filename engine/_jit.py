@@ -312,4 +312,70 @@ def _bit_intrinsics() -> dict:
         return sig, codegen
 
     return dict(popcount=popcount, atomic_load=atomic_load, trailing_zeros=trailing_zeros,
-                leading_zeros=leading_zeros)
+                leading_zeros=leading_zeros, add_rows_32=_add_rows_intrinsic(32))
+
+
+def _add_rows_intrinsic(width: int):
+    """add_rows(matrix, rows, n, out): out[:width] += matrix[rows[i], :width] for i < n, in that
+    order, each column summed by scalar float32 additions (no reassociation), with the
+    `width` sums held in 8-wide vector registers across the rows.  matrix: float32[:, :]
+    with unit column stride and at least `width` columns; rows: int64[:] of valid row
+    indices; out: float32[:] of at least `width` items.  No bounds are checked."""
+    from llvmlite import ir
+    from numba import types
+    from numba.core import cgutils
+    from numba.extending import intrinsic
+
+    lanes = 8
+    assert width % lanes == 0
+
+    @intrinsic
+    def add_rows(typingctx, matrix, rows, n, out):
+        sig = types.void(matrix, rows, types.int64, out)
+
+        def codegen(context, builder, signature, args):
+            matrix_type, rows_type, _, out_type = signature.args
+            matrix_value = context.make_array(matrix_type)(context, builder, args[0])
+            rows_value = context.make_array(rows_type)(context, builder, args[1])
+            out_value = context.make_array(out_type)(context, builder, args[3])
+            count = args[2]
+            word = ir.IntType(64)
+            vector = ir.VectorType(ir.FloatType(), lanes)
+            bytes_pointer = ir.IntType(8).as_pointer()
+            row_stride = cgutils.unpack_tuple(builder, matrix_value.strides, 2)[0]
+            out_vectors = builder.bitcast(out_value.data, vector.as_pointer())
+            chunks = width // lanes
+            start = [builder.load(builder.gep(out_vectors, [ir.Constant(word, k)]), align=4)
+                     for k in range(chunks)]
+            before = builder.basic_block
+            test_block = builder.append_basic_block("rows.test")
+            body_block = builder.append_basic_block("rows.body")
+            done_block = builder.append_basic_block("rows.done")
+            builder.branch(test_block)
+            builder.position_at_end(test_block)
+            index = builder.phi(word)
+            index.add_incoming(ir.Constant(word, 0), before)
+            sums = []
+            for k in range(chunks):
+                phi = builder.phi(vector)
+                phi.add_incoming(start[k], before)
+                sums.append(phi)
+            builder.cbranch(builder.icmp_signed("<", index, count), body_block, done_block)
+            builder.position_at_end(body_block)
+            row = builder.load(builder.gep(rows_value.data, [index]))
+            row_start = builder.gep(builder.bitcast(matrix_value.data, bytes_pointer),
+                                    [builder.mul(row, row_stride)])
+            row_vectors = builder.bitcast(row_start, vector.as_pointer())
+            for k in range(chunks):
+                item = builder.load(builder.gep(row_vectors, [ir.Constant(word, k)]), align=4)
+                sums[k].add_incoming(builder.fadd(sums[k], item), body_block)
+            index.add_incoming(builder.add(index, ir.Constant(word, 1)), body_block)
+            builder.branch(test_block)
+            builder.position_at_end(done_block)
+            for k in range(chunks):
+                builder.store(sums[k], builder.gep(out_vectors, [ir.Constant(word, k)]), align=4)
+            return context.get_dummy_value()
+
+        return sig, codegen
+
+    return add_rows

@@ -167,6 +167,30 @@ def test_score_is_the_forward_pass_of_the_weights(hidden):
     assert all(network_score(game._row(), no_network()) == 0 for game in _random_games(5))
 
 
+def _float32_score(network: np.ndarray, active: list[int]) -> int:
+    """The forward pass in float32, summed in the kernel's order: b1, then each active row
+    in turn; then b2 plus each clipped positive unit times its output weight."""
+    units = network[ROW_B1].copy()
+    for row in active:
+        units += network[row]
+    total = np.float32(network[ROW_B2, 0])
+    for j, value in enumerate(units):
+        if value > 0.0:
+            total += network[ROW_W2, j] * min(value, np.float32(1.0))
+    return int(np.int64(round(total)))
+
+
+@pytest.mark.parametrize("hidden", [HIDDEN, HIDDEN + 8])
+def test_score_adds_the_rows_in_float32_in_order(hidden):
+    """The default width (summed in vector registers) and any other width (a plain loop)
+    give exactly the float32 sums of the rows in order."""
+    network = _random_network(seed=6, hidden=hidden) * np.float32(40.0)
+    buffer = np.zeros(MAX_ACTIVE, dtype=np.int64)
+    for game in _random_games(40, seed=7):
+        n = network_inputs(game._row(), buffer)
+        assert network_score(game._row(), network) == _float32_score(network, buffer[:n].tolist()), game.fen()
+
+
 def test_the_search_scores_quiet_antichess_nodes_as_linear_plus_network():
     network = _random_network(seed=4)
     checked = 0

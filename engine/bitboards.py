@@ -17,6 +17,7 @@ from ._jit import kernel, native
 ZERO = np.uint64(0)
 ONE = np.uint64(1)
 FULL = np.uint64(0xFFFFFFFFFFFFFFFF)
+H8_CORNER = np.uint64(1 << 63)  # the highest square, h8
 
 # Piece types.  A piece's bitboard lives at position index color * 8 + type; index
 # color * 8 + OCC holds all that color's pieces.
@@ -191,43 +192,32 @@ for _table in (KNIGHT_ATTACKS, KING_ATTACKS, PAWN_DIAGONAL, PAWN_FORWARD, RAYS, 
 
 @kernel
 def rook_attacks(square, occupied):
-    """Squares a rook on `square` attacks, given the occupied squares."""
+    """Squares a rook on `square` attacks, given the occupied squares.
+
+    Branch-free: the scan of each ray's blockers also sees the far corner (h8 for rays
+    towards higher squares, a1 for the others), whose ray in that direction is empty, so a
+    ray without blockers loses nothing."""
     north = RAYS[0, square]
-    blockers = north & occupied
-    if blockers:
-        north ^= RAYS[0, lsb(blockers)]
+    north ^= RAYS[0, lsb((north & occupied) | H8_CORNER)]
     east = RAYS[2, square]
-    blockers = east & occupied
-    if blockers:
-        east ^= RAYS[2, lsb(blockers)]
+    east ^= RAYS[2, lsb((east & occupied) | H8_CORNER)]
     south = RAYS[4, square]
-    blockers = south & occupied
-    if blockers:
-        south ^= RAYS[4, msb(blockers)]
+    south ^= RAYS[4, msb((south & occupied) | ONE)]
     west = RAYS[6, square]
-    blockers = west & occupied
-    if blockers:
-        west ^= RAYS[6, msb(blockers)]
+    west ^= RAYS[6, msb((west & occupied) | ONE)]
     return north | east | south | west
 
 
 @kernel
 def bishop_attacks(square, occupied):
-    """Squares a bishop on `square` attacks, given the occupied squares."""
+    """Squares a bishop on `square` attacks, given the occupied squares (branch-free, as
+    `rook_attacks`)."""
     north_east = RAYS[1, square]
-    blockers = north_east & occupied
-    if blockers:
-        north_east ^= RAYS[1, lsb(blockers)]
+    north_east ^= RAYS[1, lsb((north_east & occupied) | H8_CORNER)]
     north_west = RAYS[3, square]
-    blockers = north_west & occupied
-    if blockers:
-        north_west ^= RAYS[3, lsb(blockers)]
+    north_west ^= RAYS[3, lsb((north_west & occupied) | H8_CORNER)]
     south_west = RAYS[5, square]
-    blockers = south_west & occupied
-    if blockers:
-        south_west ^= RAYS[5, msb(blockers)]
+    south_west ^= RAYS[5, msb((south_west & occupied) | ONE)]
     south_east = RAYS[7, square]
-    blockers = south_east & occupied
-    if blockers:
-        south_east ^= RAYS[7, msb(blockers)]
+    south_east ^= RAYS[7, msb((south_east & occupied) | ONE)]
     return north_east | north_west | south_west | south_east

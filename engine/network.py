@@ -185,7 +185,7 @@ def network_score(pos, network):
                 accumulator[j] += network[row, j]
     total = network[ROW_B2, 0]
     for j in range(hidden):
-        value = accumulator[j]
-        if value > 0.0:
-            total += network[ROW_W2, j] * (value if value < 1.0 else np.float32(1.0))
+        # Branch-free: a unit at or below 0 adds a zero, which leaves the total (its sign
+        # aside, and round() ignores that).
+        total += network[ROW_W2, j] * min(max(accumulator[j], np.float32(0.0)), np.float32(1.0))
     return np.int64(round(total))

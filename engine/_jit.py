@@ -278,7 +278,7 @@ def _intrinsics() -> dict:
 
 
 def _bit_intrinsics() -> dict:
-    """popcount, atomic_load, trailing_zeros and leading_zeros."""
+    """popcount, atomic_load, trailing_zeros, leading_zeros, prefetch and add_rows_32."""
     _numba()
     from llvmlite import ir
     from numba import types
@@ -311,8 +311,30 @@ def _bit_intrinsics() -> dict:
 
         return sig, codegen
 
+    @intrinsic
+    def prefetch(typingctx, array, index):
+        """Ask the processor to bring array[index] into its caches (llvm.prefetch, for
+        reading, keep in all levels); no effect on any value."""
+        sig = types.void(array, index)
+
+        def codegen(context, builder, signature, args):
+            array_type = signature.args[0]
+            array_value = context.make_array(array_type)(context, builder, args[0])
+            pointer = cgutils.get_item_pointer(context, builder, array_type, array_value, [args[1]],
+                                               wraparound=False)
+            bytes_pointer = ir.IntType(8).as_pointer()
+            flag = ir.IntType(32)
+            function = cgutils.get_or_insert_function(
+                builder.module, ir.FunctionType(ir.VoidType(), [bytes_pointer, flag, flag, flag]),
+                "llvm.prefetch.p0")
+            builder.call(function, [builder.bitcast(pointer, bytes_pointer), ir.Constant(flag, 0),
+                                    ir.Constant(flag, 3), ir.Constant(flag, 1)])
+            return context.get_dummy_value()
+
+        return sig, codegen
+
     return dict(popcount=popcount, atomic_load=atomic_load, trailing_zeros=trailing_zeros,
-                leading_zeros=leading_zeros, add_rows_32=_add_rows_intrinsic(32))
+                leading_zeros=leading_zeros, prefetch=prefetch, add_rows_32=_add_rows_intrinsic(32))
 
 
 def _add_rows_intrinsic(width: int):

@@ -273,6 +273,22 @@ def _tt_depth(entry):
     return (entry >> 36) & 255
 
 
+def _no_prefetch(array, index):
+    pass
+
+
+prefetch = native("prefetch", _no_prefetch)
+
+
+@kernel
+def _tt_prefetch(tt_keys, tt_data, key):
+    """Start loading the pair of slots of `key` into the caches (a 64 MB table misses them
+    on nearly every probe), so that the work done before the probe hides the wait."""
+    slot = np.int64(key & np.uint64(tt_keys.shape[0] - 2))
+    prefetch(tt_keys, slot)
+    prefetch(tt_data, slot)
+
+
 @kernel
 def _tt_probe(tt_keys, tt_data, key):
     """The entry stored for `key`, or -1.  Slots come in pairs (see `_tt_store`)."""
@@ -472,6 +488,7 @@ def negamax(stack, idx, depth, alpha, beta, ply, rules, mlist, scores, tt_keys, 
         if moves > 1 and captures == 0:
             return evaluate_losing(stack, idx, rules, mlist, moves, network)
 
+    _tt_prefetch(tt_keys, tt_data, pos[P_KEY])  # the probe comes after the moves are generated
     n = legal_moves(stack, idx, rules, mlist)
     if n == 0:
         return _terminal_score(stack, idx, rules, mlist, ply)

@@ -31,8 +31,8 @@ import numpy as np
 
 from ._jit import ENGINE_DIR, kernel
 from .bitboards import (
-    BISHOP, KING, KNIGHT, OCC, ONE, P_SIDE, PAWN, QUEEN, ROOK, KNIGHT_ATTACKS, bishop_attacks,
-    count, lsb, rook_attacks,
+    BISHOP, KING, KING_ATTACKS, KNIGHT, OCC, ONE, P_SIDE, PAWN, QUEEN, ROOK, KNIGHT_ATTACKS,
+    ZERO, bishop_attacks, count, lsb, rook_attacks,
 )
 
 ENGINE_WEIGHTS_PATH = ENGINE_DIR / "eval_weights.json"
@@ -109,6 +109,43 @@ def reach(pos, color, occupied):
 
 
 @kernel
+def reach_and_attacks(pos, color, occupied):
+    """(`reach(pos, color, occupied)`, every square `color`'s knights, sliders and king attack
+    (`movegen.piece_attacks`)) in one pass over the pieces."""
+    base = color * 8
+    not_own = ~pos[base + OCC]
+    total = 0
+    attacked = ZERO
+    pieces = pos[base + KNIGHT]
+    while pieces:
+        square = lsb(pieces)
+        pieces &= pieces - ONE
+        attacks = KNIGHT_ATTACKS[square]
+        total += count(attacks & not_own)
+        attacked |= attacks
+    pieces = pos[base + BISHOP] | pos[base + QUEEN]
+    while pieces:
+        square = lsb(pieces)
+        pieces &= pieces - ONE
+        attacks = bishop_attacks(square, occupied)
+        total += count(attacks & not_own)
+        attacked |= attacks
+    pieces = pos[base + ROOK] | pos[base + QUEEN]
+    while pieces:
+        square = lsb(pieces)
+        pieces &= pieces - ONE
+        attacks = rook_attacks(square, occupied)
+        total += count(attacks & not_own)
+        attacked |= attacks
+    pieces = pos[base + KING]
+    while pieces:
+        square = lsb(pieces)
+        pieces &= pieces - ONE
+        attacked |= KING_ATTACKS[square]
+    return total, attacked
+
+
+@kernel
 def losing_features(pos, moves_difference, forcing, out):
     """Write the feature vector of `pos` (side to move's view) into `out` (FEATURE_COUNT)."""
     out[:] = 0
@@ -141,6 +178,15 @@ def learned_score(pos, moves_difference, forcing):
     blended by `phase`, without building the vector."""
     us = np.int64(pos[P_SIDE])
     occupied = pos[OCC] | pos[8 + OCC]
+    return learned_score_with_reach(pos, moves_difference, forcing,
+                                    reach(pos, us, occupied) - reach(pos, 1 - us, occupied))
+
+
+@kernel
+def learned_score_with_reach(pos, moves_difference, forcing, reach_difference):
+    """`learned_score` given its reach difference (`reach` of the side to move minus the
+    other side's)."""
+    us = np.int64(pos[P_SIDE])
     opening = np.int64(0)
     endgame = np.int64(0)
     for color in range(2):
@@ -153,7 +199,6 @@ def learned_score(pos, moves_difference, forcing):
                 table = PST + piece * SQUARES + relative_square(square, color)
                 opening += sign * (WEIGHTS[0, MATERIAL + piece] + WEIGHTS[0, table])
                 endgame += sign * (WEIGHTS[1, MATERIAL + piece] + WEIGHTS[1, table])
-    reach_difference = reach(pos, us, occupied) - reach(pos, 1 - us, occupied)
     opening += WEIGHTS[0, REACH] * reach_difference + WEIGHTS[0, MOVES] * moves_difference + WEIGHTS[0, TEMPO]
     endgame += WEIGHTS[1, REACH] * reach_difference + WEIGHTS[1, MOVES] * moves_difference + WEIGHTS[1, TEMPO]
     if forcing:

@@ -105,9 +105,8 @@ NETWORK = load_network()
 
 
 @kernel
-def side_attacks(pos, color, occupied):
-    """(squares `color`'s pawns attack, squares its other pieces attack, squares its pawns
-    can push to)."""
+def pawn_attacks_and_pushes(pos, color, occupied):
+    """(squares `color`'s pawns attack, squares its pawns can push to)."""
     base = color * 8
     empty = ~occupied
     eight = np.uint64(8)
@@ -117,7 +116,7 @@ def side_attacks(pos, color, occupied):
     else:
         single = (pos[base + PAWN] >> eight) & empty
         pushes = single | (((single & (RANK_7 >> eight)) >> eight) & empty)
-    return pawn_attacks(pos, color, False), piece_attacks(pos, color, occupied), pushes
+    return pawn_attacks(pos, color, False), pushes
 
 
 @kernel
@@ -137,6 +136,16 @@ def network_inputs(pos, out):
     """Write the indices of `pos`'s active inputs (side to move's view) into `out`
     (at least MAX_ACTIVE long); returns how many."""
     us = np.int64(pos[P_SIDE])
+    occupied = pos[OCC] | pos[8 + OCC]
+    return network_inputs_with_attacks(pos, out, piece_attacks(pos, us, occupied),
+                                       piece_attacks(pos, 1 - us, occupied))
+
+
+@kernel
+def network_inputs_with_attacks(pos, out, our_attacks, their_attacks):
+    """`network_inputs` given the squares each side's knights, sliders and king attack
+    (`movegen.piece_attacks`; ours are the side to move's)."""
+    us = np.int64(pos[P_SIDE])
     them = 1 - us
     flip = 56 if us == 1 else 0
     occupied = pos[OCC] | pos[8 + OCC]
@@ -145,8 +154,8 @@ def network_inputs(pos, out):
         base = OURS if color == us else THEIRS
         for piece in range(PAWN, KING + 1):
             n = append_squares(out, n, base + piece * 64, pos[color * 8 + piece], flip)
-    our_pawn_attacks, our_attacks, our_pushes = side_attacks(pos, us, occupied)
-    their_pawn_attacks, their_attacks, their_pushes = side_attacks(pos, them, occupied)
+    our_pawn_attacks, our_pushes = pawn_attacks_and_pushes(pos, us, occupied)
+    their_pawn_attacks, their_pushes = pawn_attacks_and_pushes(pos, them, occupied)
     attacked_by_us = our_pawn_attacks | our_attacks
     attacked_by_them = their_pawn_attacks | their_attacks
     if attacked_by_us & pos[them * 8 + OCC]:
@@ -170,8 +179,20 @@ def network_score(pos, network):
     `network` has no rows)."""
     if network.shape[0] == 0:
         return np.int64(0)
+    us = np.int64(pos[P_SIDE])
+    occupied = pos[OCC] | pos[8 + OCC]
+    return network_score_with_attacks(pos, network, piece_attacks(pos, us, occupied),
+                                      piece_attacks(pos, 1 - us, occupied))
+
+
+@kernel
+def network_score_with_attacks(pos, network, our_attacks, their_attacks):
+    """`network_score` given the squares each side's knights, sliders and king attack
+    (`movegen.piece_attacks`; ours are the side to move's)."""
+    if network.shape[0] == 0:
+        return np.int64(0)
     active = active_inputs_scratch()
-    n = network_inputs(pos, active)
+    n = network_inputs_with_attacks(pos, active, our_attacks, their_attacks)
     hidden = network.shape[1]
     accumulator = hidden_units_scratch()  # the rows added one by one, in the order of a NumPy sum
     for j in range(hidden):

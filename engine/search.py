@@ -25,8 +25,8 @@ from .bitboards import (
     OCC, ONE, P_CASTLE, P_EP, P_HALFMOVE, P_KEY, P_SIDE, PAWN, PAWN_DIAGONAL, PAWN_FORWARD, QUEEN,
     RANK_1, RANK_2, RANK_7, RANK_8, ROOK, ZERO, bishop_attacks, count, lsb, rook_attacks,
 )
-from .evaluation import learned_score, reach
-from .network import network_score
+from .evaluation import learned_score_with_reach, reach, reach_and_attacks
+from .network import network_score_with_attacks
 from .movegen import (
     RESULT_DRAW, antiking_attackers, attacked_squares, check_state, game_status, gen_legal, legal_moves, make_move,
     over_by_position, piece_type_at,
@@ -242,7 +242,12 @@ def evaluate_losing(stack, idx, rules, mlist, our_moves, network):
     make_move(stack, idx, idx + 1, np.int32(MOVE_PASS << 15), rules)
     if pseudo_legal_is_legal(rules):
         their_moves, their_captures = count_moves_and_captures(stack[idx + 1], rules)
-        return learned_score(pos, our_moves - their_moves, their_captures > 0) + network_score(pos, network)
+        us = np.int64(pos[P_SIDE])
+        occupied = pos[OCC] | pos[8 + OCC]
+        our_reach, our_attacks = reach_and_attacks(pos, us, occupied)
+        their_reach, their_attacks = reach_and_attacks(pos, 1 - us, occupied)
+        return (learned_score_with_reach(pos, our_moves - their_moves, their_captures > 0, our_reach - their_reach)
+                + network_score_with_attacks(pos, network, our_attacks, their_attacks))
     score = evaluate(pos, rules)
     their_moves = gen_legal(stack, idx + 1, rules, mlist)
     forcing = their_moves > 0 and (np.int64(mlist[idx + 1, 0]) & CAPTURE_FLAG) != 0

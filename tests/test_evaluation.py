@@ -11,8 +11,10 @@ import numpy as np
 from engine import Game
 from engine.evaluation import (
     FEATURE_COUNT, FEATURE_NAMES, MATERIAL, PHASE_PIECES, PST, REACH, SQUARES, WEIGHTS,
-    learned_score, losing_features,
+    learned_score, losing_features, reach, reach_and_attacks,
 )
+from engine.bitboards import OCC
+from engine.movegen import piece_attacks
 
 
 def _random_positions(count: int, seed: int = 7) -> list[Game]:
@@ -69,3 +71,18 @@ def test_weights_file_entries_are_pairs_or_one_number_for_both_phases(tmp_path):
     reach = FEATURE_NAMES.index("reach")
     assert (table[0, reach], table[1, reach]) == (2, 2)
     assert np.count_nonzero(table) == 4  # names the evaluation does not know are ignored
+
+
+def test_reach_and_attacks_is_reach_and_the_piece_attacks_in_one_pass():
+    """The one pass the search's static score makes per side gives `reach` and the squares
+    `movegen.piece_attacks` gives, on positions with every kind of piece."""
+    checked = 0
+    for game in _random_positions(200, seed=12):
+        row = game._row()
+        occupied = row[OCC] | row[8 + OCC]
+        for color in range(2):
+            got_reach, got_attacks = reach_and_attacks(row, np.int64(color), occupied)
+            assert got_reach == reach(row, np.int64(color), occupied), game.fen()
+            assert got_attacks == piece_attacks(row, np.int64(color), occupied), game.fen()
+            checked += got_reach > 0
+    assert checked > 100

@@ -64,16 +64,16 @@ def cache_root() -> Path:
 
 
 def reference_counted() -> bool:
-    """True when the kernels are compiled with numba's runtime (NRT), which counts a
+    """True when every kernel is compiled with numba's runtime (NRT), which counts a
     reference, atomically, for every array a kernel receives or views; set
-    ANTICHESS_REFERENCE_COUNTS=1 for that.  By default they are compiled without it.
+    ANTICHESS_REFERENCE_COUNTS=1 for that.  By default only the `allocating_kernel`s are.
 
     The counts were over a third of a search's time (`perf` on `search_root`: numba's
     `lock incq`/`lock decq`, 58 increments a node, most for negamax's 20 array arguments),
-    and the kernels do not need them: none allocates an array (scratch arrays are
-    `stack_array`s in the stack frame), none returns one, and every array they see belongs
-    to a Python object that outlives the call.  numba refuses to compile a kernel without
-    its runtime if it allocates, so a kernel that starts to would fail loudly, not leak.
+    and a `kernel` does not need them: it allocates no array (scratch arrays are
+    `stack_array`s in the stack frame), returns none, and every array it sees belongs to a
+    caller that outlives the call.  numba refuses to compile a kernel without its runtime
+    if it allocates, so a kernel that starts to fails to compile, loudly, instead of leaking.
     """
     return bool(os.environ.get("ANTICHESS_REFERENCE_COUNTS"))
 
@@ -137,8 +137,8 @@ def _numba():
 
 
 def _njit(function):
-    return _numba().njit(cache=True, nogil=True, error_model="numpy",
-                         _nrt=reference_counted())(function)
+    with_runtime = reference_counted() or getattr(function, "allocates_arrays", False)
+    return _numba().njit(cache=True, nogil=True, error_model="numpy", _nrt=with_runtime)(function)
 
 
 def defer_compilation() -> None:
@@ -161,6 +161,14 @@ def kernel(function):
         return _njit(function)
     _state.kernels.append(function)
     return function
+
+
+def allocating_kernel(function):
+    """`kernel` for a function that makes arrays (np.zeros, np.empty...) or returns one: it
+    is compiled with numba's runtime, which frees them (the endgame-table builders).  A
+    plain `kernel` may call it only if it returns no array."""
+    function.allocates_arrays = True
+    return kernel(function)
 
 
 def native(name: str, fallback):

@@ -75,7 +75,9 @@ import numpy as np
 
 from . import movegen
 from ._jit import cache_root, kernel, uses_kernels
-from ._jit import kernel as table_kernel  # compiled on first build or probe, not by `antichess warmup`
+# Compiled on first build or probe, not by `antichess warmup`; they make arrays, so they are
+# compiled with numba's runtime.
+from ._jit import allocating_kernel as table_kernel
 from .bitboards import (
     CAPTURE_FLAG, MAX_MOVES, MOVE_NORMAL, NO_SQUARE, OCC, ONE, P_CASTLE, P_EP, P_SIDE, POS_SIZE, ZERO, count, lsb,
 )

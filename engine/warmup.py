@@ -66,19 +66,21 @@ def _exercise(share: str) -> None:
 
 
 def _exercise_training_kernels(game) -> None:
-    """The evaluation's feature kernels, which only tools/train_eval.py and
-    tools/train_network.py call, so that the warm-up compiles every kernel (its progress
+    """The evaluation's feature kernels and whole-score entry points, which only
+    tools/train_eval.py and tools/train_network.py (and tests) call, so that the warm-up compiles every kernel (its progress
     reaches the kernel count)."""
     import numpy as np
 
-    from .evaluation import FEATURE_COUNT, losing_features
-    from .network import MAX_ACTIVE, network_inputs
+    from .evaluation import FEATURE_COUNT, learned_score, losing_features
+    from .network import MAX_ACTIVE, NETWORK, network_inputs, network_score
     from .search import losing_terms
 
     stack, mlist, idx = game._search_arrays(2)
     moves_difference, forcing = losing_terms(stack, np.int64(idx), game._rules_array, mlist)
     losing_features(stack[idx], np.int64(moves_difference), forcing, np.zeros(FEATURE_COUNT, dtype=np.int64))
+    learned_score(stack[idx], np.int64(moves_difference), forcing)
     network_inputs(stack[idx], np.zeros(MAX_ACTIVE, dtype=np.int64))
+    network_score(stack[idx], NETWORK)
 
 
 class _CompileCounter:

@@ -87,25 +87,7 @@ def relative_square(square, color):
 @kernel
 def reach(pos, color, occupied):
     """Squares `color`'s knights and sliders attack that hold none of its own pieces."""
-    base = color * 8
-    own = pos[base + OCC]
-    total = 0
-    pieces = pos[base + KNIGHT]
-    while pieces:
-        square = lsb(pieces)
-        pieces &= pieces - ONE
-        total += count(KNIGHT_ATTACKS[square] & ~own)
-    pieces = pos[base + BISHOP] | pos[base + QUEEN]
-    while pieces:
-        square = lsb(pieces)
-        pieces &= pieces - ONE
-        total += count(bishop_attacks(square, occupied) & ~own)
-    pieces = pos[base + ROOK] | pos[base + QUEEN]
-    while pieces:
-        square = lsb(pieces)
-        pieces &= pieces - ONE
-        total += count(rook_attacks(square, occupied) & ~own)
-    return total
+    return reach_and_attacks(pos, color, occupied)[0]
 
 
 @kernel

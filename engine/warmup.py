@@ -67,7 +67,8 @@ def _exercise(share: str) -> None:
 
 def _exercise_training_kernels(game) -> None:
     """The evaluation's feature kernels and whole-score entry points, which only
-    tools/train_eval.py and tools/train_network.py (and tests) call, so that the warm-up compiles every kernel (its progress
+    tools/train_eval.py and tools/train_network.py (and tests) call, so that the warm-up
+    compiles every kernel (its progress
     reaches the kernel count)."""
     import numpy as np
 

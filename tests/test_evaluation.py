@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 
+import chess
 import numpy as np
 
 from engine import Game
@@ -73,16 +74,22 @@ def test_weights_file_entries_are_pairs_or_one_number_for_both_phases(tmp_path):
     assert np.count_nonzero(table) == 4  # names the evaluation does not know are ignored
 
 
-def test_reach_and_attacks_is_reach_and_the_piece_attacks_in_one_pass():
-    """The one pass the search's static score makes per side gives `reach` and the squares
-    `movegen.piece_attacks` gives, on positions with every kind of piece."""
+def test_reach_and_attacks_counts_and_collects_what_python_chess_sees():
+    """The one pass the search's static score makes per side: reach is the squares each
+    knight, bishop, rook and queen attacks that hold none of its side's pieces, counted per
+    piece (python-chess's attacks), and the attacked squares are `movegen.piece_attacks`."""
     checked = 0
     for game in _random_positions(200, seed=12):
         row = game._row()
+        board = chess.Board(game.fen())
         occupied = row[OCC] | row[8 + OCC]
         for color in range(2):
+            side = chess.WHITE if color == 0 else chess.BLACK
+            expected = sum(len(board.attacks(square) & ~board.occupied_co[side])
+                           for piece in (chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN)
+                           for square in board.pieces(piece, side))
             got_reach, got_attacks = reach_and_attacks(row, np.int64(color), occupied)
-            assert got_reach == reach(row, np.int64(color), occupied), game.fen()
+            assert got_reach == expected == reach(row, np.int64(color), occupied), game.fen()
             assert got_attacks == piece_attacks(row, np.int64(color), occupied), game.fen()
             checked += got_reach > 0
     assert checked > 100

@@ -33,7 +33,7 @@ class CommandError(Exception):
 
 
 def _build_parser() -> argparse.ArgumentParser:
-    from engine.rules import RULE_SETS
+    from engine.rules.rulesets import RULE_SETS
 
     parser = _Parser(prog="antichess", description="Antichess and chess-variant engine.")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
@@ -77,7 +77,7 @@ def _build_parser() -> argparse.ArgumentParser:
 
 
 def _perft(args: argparse.Namespace) -> None:
-    from engine.rules import RuleError, get_rule_set
+    from engine.rules.rulesets import RuleError, get_rule_set
 
     try:
         rules = get_rule_set(args.variant)
@@ -89,7 +89,7 @@ def _perft(args: argparse.Namespace) -> None:
         raise CommandError(f"depth must be an integer, got {args.depth!r}") from None
 
     from engine import FenError, Game
-    from engine.game import MAX_PERFT_DEPTH
+    from engine.rules.game import MAX_PERFT_DEPTH
 
     if not 0 <= depth <= MAX_PERFT_DEPTH:
         raise CommandError(f"depth must be between 0 and {MAX_PERFT_DEPTH}, got {depth}")
@@ -124,7 +124,7 @@ def _stoppable(count):
     import threading
 
     from engine.bench import BenchStopped
-    from engine.game import PerftStopped, StopFlag
+    from engine.rules.game import PerftStopped, StopFlag
 
     stop = StopFlag()
     outcome: dict = {}
@@ -178,7 +178,7 @@ def _bench(args: argparse.Namespace) -> None:
 
 def _warmup(args: argparse.Namespace) -> None:
     """Compile every kernel; a progress bar on a terminal, one line per kernel otherwise."""
-    from engine._jit import CACHE_DIR
+    from engine.jit.cache import CACHE_DIR
     from engine.warmup import kernel_count, warmup
 
     if sys.stderr.isatty():
@@ -200,7 +200,7 @@ def _tablebase(args: argparse.Namespace) -> int:
     """`antichess tablebase build|probe|stats` (engine.tablebase does the work)."""
     import time
 
-    from engine import tablebase
+    from engine.tablebase import tables as tablebase
 
     try:
         tablebase.table_variant(args.variant)

@@ -38,8 +38,8 @@ sys.path.insert(0, str(ROOT))
 import numpy as np  # noqa: E402
 
 from engine import Game, tablebase  # noqa: E402
-from engine.fen import format_fen  # noqa: E402
-from engine.rules import get_rule_set  # noqa: E402
+from engine.rules.fen import format_fen  # noqa: E402
+from engine.rules.rulesets import get_rule_set  # noqa: E402
 from tournaments.engines import engine_config  # noqa: E402
 from tournaments.referee import Opening, RefereeSettings, Seat, play_game  # noqa: E402
 

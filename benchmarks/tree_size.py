@@ -23,8 +23,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from engine.game import Game  # noqa: E402
-from engine.searcher import Limits, Searcher  # noqa: E402
+from engine.rules.game import Game  # noqa: E402
+from engine.search.searcher import Limits, Searcher  # noqa: E402
 from tournaments.openings import read_epd  # noqa: E402
 
 BOOK = ROOT / "tournaments" / "books" / "antichess.epd"

@@ -13,8 +13,8 @@ A program that must answer at once calls `defer_compilation()` first: the kernel
 as plain Python (slow but immediate) until `compile_kernels()` switches them to numba.
 """
 
-from ._jit import compile_kernels, defer_compilation, kernels_compiled
-from .rules import RULE_SETS, RuleError, RuleSet, get_rule_set, rule_set_names
+from .jit.modes import compile_kernels, defer_compilation, kernels_compiled
+from .rules.rulesets import RULE_SETS, RuleError, RuleSet, get_rule_set, rule_set_names
 
 __all__ = [
     "Game", "Move", "Outcome", "FenError", "IllegalMoveError", "InvalidMoveError",
@@ -24,9 +24,9 @@ __all__ = [
 ]
 
 _LAZY = {
-    "Game": "game", "Move": "game", "Outcome": "game", "IllegalMoveError": "game",
-    "InvalidMoveError": "game", "FenError": "fen", "Searcher": "searcher", "Limits": "searcher",
-    "SearchInfo": "searcher", "SearchResult": "searcher",
+    "Game": "rules.game", "Move": "rules.game", "Outcome": "rules.game", "IllegalMoveError": "rules.game",
+    "InvalidMoveError": "rules.game", "FenError": "rules.fen", "Searcher": "search.searcher", "Limits": "search.searcher",
+    "SearchInfo": "search.searcher", "SearchResult": "search.searcher",
 }
 
 

@@ -49,8 +49,8 @@ def run_bench(depth: int = DEFAULT_DEPTH, report=print, stop=None) -> tuple[int,
 
     `stop` (an engine.game.StopFlag), when given and set from another thread or a signal
     handler, ends the running search within milliseconds and raises BenchStopped."""
-    from .game import Game
-    from .searcher import Limits, Searcher
+    from .rules.game import Game
+    from .search.searcher import Limits, Searcher
 
     total_nodes = 0
     total_time = 0.0

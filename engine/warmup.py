@@ -30,10 +30,12 @@ def kernel_count() -> int:
     """How many kernels a full warm-up compiles (the `total` of its progress reports)."""
     import ast
 
-    from ._jit import ENGINE_DIR
+    from .jit.cache import engine_sources
 
     count = 0
-    for path in sorted(ENGINE_DIR.glob("*.py")):
+    for path in engine_sources():
+        if path.suffix != ".py":
+            continue
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.FunctionDef) and any(
                     isinstance(d, ast.Name) and d.id == "kernel" for d in node.decorator_list):
@@ -43,8 +45,8 @@ def kernel_count() -> int:
 
 def _exercise(share: str) -> None:
     """Call every kernel of one share, under every rule set."""
-    from .game import Game
-    from .rules import RULE_SETS
+    from .rules.game import Game
+    from .rules.rulesets import RULE_SETS
 
     for name in RULE_SETS:
         game = Game(name)
@@ -72,9 +74,9 @@ def _exercise_training_kernels(game) -> None:
     reaches the kernel count)."""
     import numpy as np
 
-    from .evaluation import FEATURE_COUNT, learned_score, losing_features
-    from .network import MAX_ACTIVE, NETWORK, network_inputs, network_score
-    from .search import losing_terms
+    from .search.evaluation import FEATURE_COUNT, learned_score, losing_features
+    from .search.network import MAX_ACTIVE, NETWORK, network_inputs, network_score
+    from .search.alphabeta import losing_terms
 
     stack, mlist, idx = game._search_arrays(2)
     moves_difference, forcing = losing_terms(stack, np.int64(idx), game._rules_array, mlist)
@@ -115,7 +117,7 @@ class _CompileCounter:
 
 
 def _mark_complete() -> None:
-    from ._jit import COMPLETE_MARKER
+    from .jit.cache import COMPLETE_MARKER
 
     COMPLETE_MARKER.parent.mkdir(parents=True, exist_ok=True)
     temporary = COMPLETE_MARKER.with_name(f".complete.{os.getpid()}")
@@ -125,7 +127,7 @@ def _mark_complete() -> None:
 
 def cache_is_complete() -> bool:
     """True when a warm-up has filled this engine version's cache (loading is then quick)."""
-    from ._jit import COMPLETE_MARKER
+    from .jit.cache import COMPLETE_MARKER
 
     return COMPLETE_MARKER.exists()
 
@@ -133,7 +135,7 @@ def cache_is_complete() -> bool:
 def warmup(progress: Progress | None = None) -> float:
     """Compile (or load) every kernel the facade calls, under every rule set, in this
     process; report each kernel to `progress`; return the seconds taken."""
-    from ._jit import compile_kernels
+    from .jit.modes import compile_kernels
 
     started = time.perf_counter()
     compile_kernels()
@@ -155,7 +157,7 @@ def compile_in_subprocess(progress: Progress | None = None,
     engine.warmup --worker`), calling `on_start()` once it runs and reporting each kernel to
     `progress`; return the seconds taken.  This process stays free meanwhile.  Raises
     RuntimeError with the worker's last error line if it fails."""
-    from ._jit import CACHE_DIR
+    from .jit.cache import CACHE_DIR
 
     started = time.perf_counter()
     environment = dict(os.environ, ANTICHESS_CACHE_DIR=str(CACHE_DIR.parent))
@@ -193,7 +195,7 @@ def _worker() -> int:
     """
     import fcntl
 
-    from ._jit import CACHE_DIR
+    from .jit.cache import CACHE_DIR
 
     def report(done: int, total: int, name: str) -> None:
         try:

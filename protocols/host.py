@@ -23,7 +23,7 @@ import time
 from typing import Callable, Iterable
 
 from engine import defer_compilation
-from engine.rules import RULE_SETS, RuleError, get_rule_set
+from engine.rules.rulesets import RULE_SETS, RuleError, get_rule_set
 
 ENGINE_NAME = "antichess-engine 0.1"
 ENGINE_AUTHOR = "the antichess-engine developers"

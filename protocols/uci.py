@@ -442,7 +442,7 @@ class UciAdapter(Adapter):
         if not 0 <= depth <= 30:
             self.report_error(f"go perft depth must be between 0 and 30, got {depth}")
             return
-        from engine.game import StopFlag
+        from engine.rules.game import StopFlag
 
         game = self.game.copy()
         stop = StopFlag()
@@ -472,7 +472,7 @@ class UciAdapter(Adapter):
 
     def job_finished(self, job: Job) -> None:
         """Print a search's bestmove or a perft's counts."""
-        from engine.game import PerftStopped
+        from engine.rules.game import PerftStopped
 
         if isinstance(job.error, PerftStopped):
             self.send(f"info string perft {job.data['depth']} stopped")

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from typing import Callable
 
-from engine.notation import placement_field
+from engine.rules.notation import placement_field
 
 from .host import (
     ENGINE_NAME, HASH_MAX, HASH_MIN, MULTIPV_MAX, MULTIPV_MIN, OVERHEAD_DEFAULT, OVERHEAD_MAX, OVERHEAD_MIN,

@@ -10,12 +10,12 @@ import chess
 import numpy as np
 
 from engine import Game
-from engine.evaluation import (
+from engine.search.evaluation import (
     FEATURE_COUNT, FEATURE_NAMES, MATERIAL, PHASE_PIECES, PST, REACH, SQUARES, WEIGHTS,
     learned_score, losing_features, reach, reach_and_attacks,
 )
-from engine.bitboards import OCC
-from engine.movegen import piece_attacks
+from engine.rules.bitboards import OCC
+from engine.rules.movegen import piece_attacks
 
 
 def _random_positions(count: int, seed: int = 7) -> list[Game]:
@@ -61,7 +61,7 @@ def test_features_count_material_and_squares_from_each_side():
 
 
 def test_weights_file_entries_are_pairs_or_one_number_for_both_phases(tmp_path):
-    from engine.evaluation import load_weights
+    from engine.search.evaluation import load_weights
 
     path = tmp_path / "weights.json"
     path.write_text('{"weights": {"material_P": [-30.4, -10.6], "reach": 2, "unknown": 5}}')

@@ -151,7 +151,7 @@ def test_the_search_does_not_import_the_game_facade():
     Searcher) imports `engine.searcher`, never the reverse; moves come from `engine.moves`."""
     import subprocess
 
-    probe = "import sys, engine.searcher; print('engine.game' in sys.modules)"
+    probe = "import sys, engine.search.searcher; print('engine.rules.game' in sys.modules)"
     done = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True,
                           timeout=120)
     assert done.returncode == 0, done.stderr

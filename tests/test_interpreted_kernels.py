@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from engine import Game
-from engine.rules import RULE_SETS
+from engine.rules.rulesets import RULE_SETS
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 
 from engine import Game
-from engine import search as kernels
-from engine.evaluation import learned_score
-from engine.network import (
+from engine.search import alphabeta as kernels
+from engine.search.evaluation import learned_score
+from engine.search.network import (
     ATTACKED_BY_THEM, ATTACKED_BY_US, CAPTURING, ENGINE_NETWORK_PATH, FIRST_LAYOUT_ROWS, HIDDEN, INPUTS, MAX_ACTIVE,
     MAX_HIDDEN, NETWORK, NETWORK_ROWS, OUR_OFFERS, OURS, OURS_EN_PRISE, PADDING, ROW_B1, ROW_B2, ROW_W2, THEIR_OFFERS, THEIRS,
     THEIRS_EN_PRISE, load_network, network_inputs, network_score, no_network,

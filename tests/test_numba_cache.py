@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from engine._jit import ENGINE_DIR, source_hash
+from engine.jit.cache import ENGINE_DIR, source_hash
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -18,7 +18,8 @@ PROBE = r"""
 import json
 import numba
 from engine.warmup import warmup
-from engine import movegen, bitboards
+from engine.rules import movegen
+from engine.rules import bitboards
 progress = []
 warmup(lambda done, total, name: progress.append((done, total)))
 hits = misses = 0
@@ -56,12 +57,14 @@ def test_cache_is_keyed_to_every_engine_source_and_data_file(tmp_path):
     copy = tmp_path / "engine"
     shutil.copytree(ENGINE_DIR, copy, ignore=shutil.ignore_patterns("__pycache__"))
     assert source_hash(copy) == source_hash(ENGINE_DIR)
-    data_files = sorted(copy.glob("*.json"))
+    data_files = sorted(copy.rglob("*.json"))
     assert data_files  # the learned evaluation's weights, frozen into the kernels
-    for path in sorted(copy.glob("*.py")) + data_files:
+    sources = sorted(copy.rglob("*.py"))
+    assert any(path.parent != copy for path in sources)  # subpackages count too
+    for path in sources + data_files:
         original = path.read_bytes()
         path.write_bytes(original + b"\n# edited\n")
-        assert source_hash(copy) != source_hash(ENGINE_DIR), path.name
+        assert source_hash(copy) != source_hash(ENGINE_DIR), path.relative_to(copy)
         path.write_bytes(original)
 
 
@@ -69,9 +72,9 @@ COUNTS_PROBE = r"""
 import json
 from numba.core.runtime import rtsys
 from engine import Game
-from engine._jit import reference_counted
-from engine.searcher import Limits, Searcher
-from engine.search import negamax
+from engine.jit.cache import reference_counted
+from engine.search.searcher import Limits, Searcher
+from engine.search.alphabeta import negamax
 game = Game("antichess")
 game.push("e2e3")
 searcher = Searcher(4)

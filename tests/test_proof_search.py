@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from engine import Game, Limits, Searcher
-from engine.proof import DISPROVEN, PROVEN
+from engine.search.proof import DISPROVEN, PROVEN
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -74,7 +74,7 @@ def test_move_counter_agrees_with_the_generator():
     legal move count, and the capture count, that it replaces."""
     import random
 
-    from engine.search import count_moves_and_captures
+    from engine.search.alphabeta import count_moves_and_captures
 
     rng = random.Random(5)
     checked_captures = 0

@@ -107,7 +107,7 @@ def test_first_start_on_an_empty_cache_plays_at_once_and_compiles_in_the_backgro
 
     # An interpreted analysis still running when the worker finishes: the switch to the
     # compiled kernels waits for it, and `isready` meanwhile is answered at once.
-    from engine._jit import COMPLETE_MARKER, source_hash
+    from engine.jit.cache import COMPLETE_MARKER, source_hash
 
     mark = engine.mark()
     engine.send("go infinite")
@@ -148,6 +148,6 @@ def test_a_quit_during_the_first_compilation_still_completes_the_cache(tmp_path)
     engine.expect_prefix("# compiling the engine's kernels", timeout=10)
     engine.send("quit")
     assert engine.close(timeout=10) == 0
-    from engine._jit import COMPLETE_MARKER, source_hash
+    from engine.jit.cache import COMPLETE_MARKER, source_hash
 
     assert _wait_for_file(tmp_path / source_hash() / COMPLETE_MARKER.name, timeout=300)

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from engine import Game
-from engine.rules import (
+from engine.rules.rulesets import (
     ANTICHESS, CHESS, R_MUST_CAPTURE, R_PROMOTION_MASK, R_ROYAL_KING, RULE_SETS, RuleError,
     get_rule_set, rule_set_names,
 )

@@ -8,9 +8,9 @@ import time
 import pytest
 
 from engine import Game, Limits, Searcher
-from engine.network import NETWORK
-from engine.searcher import unstable_iteration
-from engine.rules import RULE_SETS
+from engine.search.network import NETWORK
+from engine.search.searcher import unstable_iteration
+from engine.rules.rulesets import RULE_SETS
 
 
 MULTIPV_SLACK = 100  # centipawns: see test_multipv_lines_are_the_best_moves_with_exact_scores
@@ -136,7 +136,7 @@ def test_the_proof_stage_budget_follows_the_measured_proof_rate(monkeypatch):
     """The proof stage's node budget is the proof-tree nodes this machine was measured to
     search a second, times PROOF_SHARE of the move's time: a slow or loaded machine gives
     the proof stage fewer nodes instead of more of its clock."""
-    import engine.searcher as searcher_module
+    import engine.search.searcher as searcher_module
 
     game = Game("antichess", "rnbqkbnr/pppp1ppp/4p3/8/8/3PP3/PPP2PPP/RNBQKBNR b - - 0 2")
     searcher = Searcher(hash_mb=1)
@@ -173,7 +173,7 @@ def test_a_nearly_empty_clock_gets_a_tiny_budget():
 def test_aspiration_windows_that_keep_failing_still_give_a_sound_result(monkeypatch, variant, fen):
     """A 1-centipawn window fails at nearly every depth; the re-searches must still report
     every depth and end with a legal best move heading its principal variation."""
-    import engine.searcher as searcher_module
+    import engine.search.searcher as searcher_module
 
     monkeypatch.setattr(searcher_module, "ASPIRATION_WINDOW", 1)
     game = Game(variant, fen)
@@ -195,7 +195,7 @@ def test_transposition_pairs_keep_the_deep_entry_against_shallow_ones():
     the same pair must not evict a deep entry, and the newest shallow entry is still found."""
     import numpy as np
 
-    from engine import search as kernels
+    from engine.search import alphabeta as kernels
 
     keys = np.zeros(1024, dtype=np.uint64)
     data = np.zeros(1024, dtype=np.int64)
@@ -220,7 +220,7 @@ def _null_window_node(game, depth, alpha, beta):
     """negamax on the current position as an inner node (ply 1); returns (score, nodes)."""
     import numpy as np
 
-    from engine import search as kernels
+    from engine.search import alphabeta as kernels
 
     searcher = Searcher(16)
     stack, mlist, idx = searcher._alpha_beta_arrays(game)
@@ -237,7 +237,7 @@ def _null_window_node(game, depth, alpha, beta):
 def _static_losing_score(game):
     import numpy as np
 
-    from engine import search as kernels
+    from engine.search import alphabeta as kernels
 
     stack, mlist, idx = game._search_arrays(kernels.MAX_PLY + 4)
     moves = np.int64(len(game.legal_moves()))
@@ -250,7 +250,7 @@ def test_static_pruning_cuts_only_quiet_null_window_nodes_far_above_beta():
     """Under compulsory capture a quiet node off the principal variation, near the horizon,
     whose static score clears beta by the margin per ply, returns that score at once; a wide
     window, a forced (capture) node or a score short of the margin is searched."""
-    from engine import search as kernels
+    from engine.search import alphabeta as kernels
 
     margin = kernels.FUTILITY_MARGIN
     quiet = Game("antichess")
@@ -345,7 +345,7 @@ def test_quiescence_stands_pat_on_a_choice_of_captures_below_the_horizon():
     """Under compulsory capture, at the horizon a node with a choice of captures takes its
     static score as a floor: at or above beta it returns it without searching; otherwise its
     score is at least that.  A single forced capture is still followed (no stand-pat)."""
-    from engine import search as kernels
+    from engine.search import alphabeta as kernels
 
     choice = Game("antichess", "rnbqkbnr/ppp2ppp/8/3pp3/3PP3/8/PPP2PPP/RNBQKBNR w - - 0 1")
     assert sum(move.is_capture for move in choice.legal_moves()) == len(choice.legal_moves()) == 2

@@ -24,8 +24,8 @@ import numpy as np
 import pytest
 
 from engine import Game, tablebase
-from engine.fen import format_fen
-from engine.rules import get_rule_set
+from engine.rules.fen import format_fen
+from engine.rules.rulesets import get_rule_set
 
 BOARDS = {"antichess": chess.variant.AntichessBoard, "suicide": chess.variant.SuicideBoard}
 SOME_THREE = ["KPvK", "NvBP", "QRvK", "KvKN", "BBvK"]
@@ -449,7 +449,7 @@ def test_cli_probe(tables):
 
 
 def test_search_plays_table_move(tables):
-    from engine.searcher import Limits, Searcher
+    from engine.search.searcher import Limits, Searcher
 
     game = Game("antichess", "8/8/8/8/8/8/4P3/k7 w - - 0 1")
     tb = tablebase.Tablebase("antichess", tables)
@@ -543,8 +543,8 @@ def test_search_tree_probes_agree_with_the_probe_api(tables):
     value from the tables inside the kernel: its score must be the best of the values the
     probe API gives for the positions after each move (a win or loss in d plies as a mate
     score, a draw as 0), with a table hit for each move that leaves both sides pieces."""
-    from engine import search as kernels
-    from engine.searcher import Limits, Searcher
+    from engine.search import alphabeta as kernels
+    from engine.search.searcher import Limits, Searcher
 
     tb = tablebase.Tablebase("antichess", tables)
     checked = {"win": 0, "draw": 0, "loss": 0}
@@ -584,7 +584,7 @@ def test_timed_search_probes_in_the_tree_and_reports_tbhits(tables):
     tables, read by a background thread after the first search asked for them, answer
     inside the tree (tbhits in the info); a depth-bounded search (a fixed workload) and a
     search told to use no tables probe nothing."""
-    from engine.searcher import Limits, Searcher
+    from engine.search.searcher import Limits, Searcher
 
     fen = "8/2p5/8/3k4/8/8/8/R3N3 w - - 0 1"
     searcher = Searcher(hash_mb=4)
@@ -646,7 +646,7 @@ def test_probes_within_a_small_memory_bound(tables, monkeypatch):
 def _search_when_read(searcher, game, tables):
     """A timed search once the background thread has read the tables the position needs
     (the first search asks for them and does not wait)."""
-    from engine.searcher import Limits
+    from engine.search.searcher import Limits
 
     searcher.search(game, Limits(movetime=0.05))
     _wait_for_reading(tablebase.open_tablebase("antichess", str(tables)))
@@ -658,7 +658,7 @@ def test_root_tables_kept_beyond_the_search_bound(tables, monkeypatch):
     even when the search asks for fewer tables than that (a bound of 3 here): the second
     timed search plays from the tables (a first version dropped them again at every search,
     and won 4-piece positions were drawn by repetition)."""
-    from engine.searcher import Searcher
+    from engine.search.searcher import Searcher
 
     monkeypatch.setattr(tablebase, "SEARCH_TABLES", 3)
     monkeypatch.setattr(tablebase, "_OPEN", {})
@@ -675,7 +675,7 @@ def test_a_table_win_resets_the_clock_before_the_fifty_move_rule(tables):
     quickest win would meet it, the engine plays the quickest winning move that resets the
     clock (a capture, a pawn move, or a move every reply to which captures) instead; with a
     fresh clock, the quickest win."""
-    from engine.searcher import Limits, Searcher
+    from engine.search.searcher import Limits, Searcher
 
     tb = tablebase.Tablebase("antichess", tables)
     searcher = Searcher(hash_mb=1)
@@ -868,7 +868,7 @@ def test_long_wins_follow_the_dtz_companion_within_the_fifty_move_rule(dtz_table
     over 98 plies) but whose DTZ fits in it, the engine's choice wins against the most
     stubborn defence before the fifty-move rule, every time; quickest-win play (DTM only)
     runs into the rule from some of the same positions."""
-    from engine.searcher import Searcher
+    from engine.search.searcher import Searcher
 
     tb = tablebase.Tablebase("antichess", dtz_tables)
     material = tablebase.Material.parse("NPvK").canonical()
@@ -899,7 +899,7 @@ def test_search_plays_the_dtz_move_late_in_the_clock(dtz_tables, monkeypatch):
     """Through a timed search: a long win late in the clock is played by the companion
     (the winning move with the fewest plies to a capture or pawn move); early in the
     clock, the quickest win."""
-    from engine.searcher import Searcher
+    from engine.search.searcher import Searcher
 
     monkeypatch.setattr(tablebase, "_OPEN", {})
     tb = tablebase.Tablebase("antichess", dtz_tables)

@@ -12,7 +12,7 @@ import pytest
 
 from engine import Game, Limits, Searcher
 from engine.bench import BENCH_POSITIONS
-from engine.search import MATE
+from engine.search.alphabeta import MATE
 from protocols.transcript import EngineDriver, run_transcript
 
 

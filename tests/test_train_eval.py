@@ -53,8 +53,8 @@ def test_label_asks_a_uci_teacher_for_each_position_in_order():
 def test_captures_adds_the_must_capture_positions_of_the_same_games():
     """`play --captures` plays the same games and keeps, besides the quiet positions, those
     where the side to move must capture and has a choice; `quiet_positions` takes them out."""
-    from engine.rules import get_rule_set
-    from engine.search import count_moves_and_captures
+    from engine.rules.rulesets import get_rule_set
+    from engine.search.alphabeta import count_moves_and_captures
 
     quiet = train_eval.play(6, 200, seed=7, report=lambda line: None)
     both = train_eval.play(6, 200, seed=7, report=lambda line: None, captures=True)

@@ -13,7 +13,7 @@ import re
 import time
 from typing import Callable
 
-from engine.rules import RULE_SETS
+from engine.rules.rulesets import RULE_SETS
 
 from . import board, gamefile
 from .gamefile import CorruptFile, GameOver, HistoryEntry, Timing

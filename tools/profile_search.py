@@ -38,9 +38,9 @@ def main() -> int:
     args = parser.parse_args()
     os.environ["ANTICHESS_CACHE_DIR"] = tempfile.mkdtemp(prefix="antichess-profile-")
 
-    from engine.game import Game
-    from engine.search import search_root
-    from engine.searcher import Limits, Searcher
+    from engine.rules.game import Game
+    from engine.search.alphabeta import search_root
+    from engine.search.searcher import Limits, Searcher
     from tournaments.openings import read_epd
 
     book = ROOT / "tournaments" / "books" / "antichess.epd"

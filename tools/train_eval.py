@@ -85,7 +85,7 @@ def play(games: int, nodes: int, seed: int, report=print, network: bool = True,
     `captures`, also those where the side to move must capture and has a choice).  With
     `network` False the engine plays without its evaluation network (engine.network)."""
     from engine import Game, Limits, Searcher
-    from engine.network import no_network
+    from engine.search.network import no_network
 
     rng = random.Random(seed)
     searcher = Searcher(hash_mb=16)
@@ -285,8 +285,8 @@ def label(data: dict, teacher: str, nodes: int, workers: int, limit: int | None,
     nodes, from `workers` engine processes side by side."""
     import threading
 
-    from engine.fen import format_fen
-    from engine.rules import get_rule_set
+    from engine.rules.fen import format_fen
+    from engine.rules.rulesets import get_rule_set
 
     keep = np.arange(len(data["rows"]))
     if limit is not None and limit < len(keep):
@@ -345,10 +345,10 @@ def features(rows: np.ndarray) -> np.ndarray:
     """The feature matrix (one row per position) of `engine.evaluation.losing_features`, with
     the legal-move terms computed as the search computes them (engine.search.losing_terms),
     twice: scaled by the opening share of `engine.evaluation.phase`, then by the endgame's."""
-    from engine.bitboards import MAX_MOVES, POS_SIZE
-    from engine.evaluation import FEATURE_COUNT, PHASE_PIECES, losing_features, phase
-    from engine.rules import get_rule_set
-    from engine.search import losing_terms
+    from engine.rules.bitboards import MAX_MOVES, POS_SIZE
+    from engine.search.evaluation import FEATURE_COUNT, PHASE_PIECES, losing_features, phase
+    from engine.rules.rulesets import get_rule_set
+    from engine.search.alphabeta import losing_terms
 
     rules = get_rule_set("antichess").to_array()
     stack = np.zeros((2, POS_SIZE), dtype=np.uint64)
@@ -368,8 +368,8 @@ def features(rows: np.ndarray) -> np.ndarray:
 def quiet_positions(data: dict) -> dict:
     """`data` without the positions where the side to move must capture (`--captures` data):
     the linear evaluation scores quiet positions only."""
-    from engine.rules import get_rule_set
-    from engine.search import count_moves_and_captures
+    from engine.rules.rulesets import get_rule_set
+    from engine.search.alphabeta import count_moves_and_captures
 
     rules = get_rule_set("antichess").to_array()
     quiet = np.array([count_moves_and_captures(row, rules)[1] == 0 for row in data["rows"]], dtype=bool)
@@ -536,7 +536,7 @@ def main() -> int:
         save_data(out, f"{data['command']} + {command}", labelled)
         print(f"{len(labelled['rows'])} positions labelled -> {out}")
     if args.stage in ("fit", "all"):
-        from engine.evaluation import FEATURE_NAMES, ENGINE_WEIGHTS_PATH
+        from engine.search.evaluation import FEATURE_NAMES, ENGINE_WEIGHTS_PATH
 
         if args.stage == "fit":
             require_data_files(parser, args.data, "fit")

@@ -36,11 +36,11 @@ sys.path.insert(0, str(ROOT / "tools"))
 
 def prepare(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(linear scores in centipawns, active input indices padded with PADDING) per position."""
-    from engine.bitboards import MAX_MOVES, POS_SIZE
-    from engine.evaluation import learned_score
-    from engine.network import MAX_ACTIVE, PADDING, network_inputs
-    from engine.rules import get_rule_set
-    from engine.search import losing_terms
+    from engine.rules.bitboards import MAX_MOVES, POS_SIZE
+    from engine.search.evaluation import learned_score
+    from engine.search.network import MAX_ACTIVE, PADDING, network_inputs
+    from engine.rules.rulesets import get_rule_set
+    from engine.search.alphabeta import losing_terms
 
     rules = get_rule_set("antichess").to_array()
     stack = np.zeros((2, POS_SIZE), dtype=np.uint64)
@@ -87,7 +87,7 @@ def evaluate_loss(params, active, linear, results, inputs, scale, batch=16384) -
 
 def unpack(network: np.ndarray) -> dict:
     """The training parameters of a network laid out as engine.network keeps it (see `pack`)."""
-    from engine.network import INPUTS, ROW_B1, ROW_B2, ROW_W2
+    from engine.search.network import INPUTS, ROW_B1, ROW_B2, ROW_W2
 
     return {"w1": network[:INPUTS + 1].astype(np.float32), "b1": network[ROW_B1].astype(np.float32),
             "w2": network[ROW_W2].astype(np.float32), "b2": np.array([network[ROW_B2, 0]], dtype=np.float32)}
@@ -147,7 +147,7 @@ def train(active, linear, results, held_out, hidden: int, inputs: int, scale: fl
 
 def pack(params: dict) -> np.ndarray:
     """The weights as engine.network lays them out (NETWORK_ROWS x hidden units, float32)."""
-    from engine.network import NETWORK_ROWS, ROW_B1, ROW_B2, ROW_W2, INPUTS
+    from engine.search.network import NETWORK_ROWS, ROW_B1, ROW_B2, ROW_W2, INPUTS
 
     hidden = params["w1"].shape[1]
     network = np.zeros((NETWORK_ROWS, hidden), dtype=np.float32)
@@ -168,7 +168,7 @@ def write_network(path: Path, network: np.ndarray, **notes) -> None:
 
 
 def main() -> int:
-    from engine.network import CAPTURING, ENGINE_NETWORK_PATH, HIDDEN, INPUTS, load_network
+    from engine.search.network import CAPTURING, ENGINE_NETWORK_PATH, HIDDEN, INPUTS, load_network
     from train_eval import load_data, require_data_files, teacher_targets
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])

@@ -12,10 +12,10 @@ from .bitboards import (
     PIECE_LETTERS, POS_SIZE, QUEEN, ROOK, DARK_SQUARES,
     parse_square, square_name,
 )
-from ._jit import uses_kernels
+from ..jit.modes import uses_kernels
 from .fen import FenError, format_fen, parse_fen
 from .moves import Move
-from .rules import R_MUST_CAPTURE, REASONS, RuleSet, get_rule_set
+from .rulesets import R_MUST_CAPTURE, REASONS, RuleSet, get_rule_set
 
 MAX_PERFT_DEPTH = 30
 _HEADROOM = MAX_PERFT_DEPTH + 4
@@ -391,7 +391,7 @@ class Game:
         finished iteration.  A Searcher keeps its hash table between calls; without one the
         game keeps its own.
         """
-        from .searcher import Limits, Searcher
+        from ..search.searcher import Limits, Searcher
 
         if limits is None:
             limits = Limits(**limit_fields)

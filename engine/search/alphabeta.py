@@ -19,21 +19,21 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._jit import kernel, native
-from .bitboards import (
+from ..jit.modes import kernel, native
+from ..rules.bitboards import (
     ANTIKING, BISHOP, CAPTURE_FLAG, KING, KING_ATTACKS, KNIGHT, KNIGHT_ATTACKS, MOVE_PASS, NO_SQUARE,
     OCC, ONE, P_CASTLE, P_EP, P_HALFMOVE, P_KEY, P_SIDE, PAWN, PAWN_DIAGONAL, PAWN_FORWARD, QUEEN,
     RANK_1, RANK_2, RANK_7, RANK_8, ROOK, ZERO, bishop_attacks, count, lsb, rook_attacks,
 )
 from .evaluation import learned_score_with_reach, reach, reach_and_attacks
 from .network import network_score_with_attacks
-from .movegen import (
+from ..rules.movegen import (
     RESULT_DRAW, antiking_attackers, attacked_squares, check_state, game_status, gen_legal, legal_moves, make_move,
     over_by_position, piece_type_at,
 )
-from .tablebase import INVALID as TABLE_INVALID
-from .tablebase import table_code
-from .rules import (
+from ..tablebase.tables import INVALID as TABLE_INVALID
+from ..tablebase.tables import table_code
+from ..rules.rulesets import (
     R_ANTI_KINGS, R_BEROLINA, R_CASTLING, R_DOUBLE_STEP, R_EN_PASSANT, R_MUST_CAPTURE,
     R_PASS_ON_NO_MOVE, R_PROMOTION_MASK, R_ROYAL_KING,
 )

@@ -73,15 +73,16 @@ from typing import Callable
 
 import numpy as np
 
-from . import movegen
-from ._jit import cache_root, kernel, uses_kernels
+from ..rules import movegen
+from ..jit.cache import cache_root
+from ..jit.modes import kernel, uses_kernels
 # Compiled on first build or probe, not by `antichess warmup`; they make arrays, so they are
 # compiled with numba's runtime.
-from ._jit import allocating_kernel as table_kernel
-from .bitboards import (
+from ..jit.modes import allocating_kernel as table_kernel
+from ..rules.bitboards import (
     CAPTURE_FLAG, MAX_MOVES, MOVE_NORMAL, NO_SQUARE, OCC, ONE, P_CASTLE, P_EP, P_SIDE, POS_SIZE, ZERO, count, lsb,
 )
-from .rules import get_rule_set
+from ..rules.rulesets import get_rule_set
 
 FORMAT_VERSION = 2  # 1: int16 codes, lzma preset 6; 2: int8/int16 codes, invalid entries filled (see encode_table)
 READABLE_FORMATS = (1, 2)
@@ -1600,7 +1601,7 @@ class Tablebase:
         codes = [int(c) for c in self._codes[:n]]
         if any(c == INVALID for c in codes):
             raise TablebaseError("a successor's table is missing")
-        from .moves import Move
+        from ..rules.moves import Move
 
         order = sorted(range(n), key=lambda i: -_rank(codes[i]))
         best = codes[order[0]]
@@ -1681,7 +1682,7 @@ class Tablebase:
         return self.probe_row(game._row().copy(), wait)
 
     def probe_fen(self, fen: str) -> ProbeResult:
-        from .fen import parse_fen
+        from ..rules.fen import parse_fen
 
         return self.probe_row(parse_fen(fen, self.rules))
 

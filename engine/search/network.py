@@ -33,13 +33,15 @@ It is loaded from `eval_network.npz` here, next to `eval_weights.json`.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 
-from ._jit import ENGINE_DIR, kernel, native, stack_array
-from .bitboards import KING, ONE, OCC, P_SIDE, PAWN, RANK_2, RANK_7, lsb
-from .movegen import pawn_attacks, piece_attacks
+from ..jit.modes import kernel, native, stack_array
+from ..rules.bitboards import KING, ONE, OCC, P_SIDE, PAWN, RANK_2, RANK_7, lsb
+from ..rules.movegen import pawn_attacks, piece_attacks
 
-ENGINE_NETWORK_PATH = ENGINE_DIR / "eval_network.npz"
+ENGINE_NETWORK_PATH = Path(__file__).resolve().parent / "eval_network.npz"
 HIDDEN = 32  # hidden units of a new network (tools/train_network.py); a file may have up to MAX_HIDDEN
 MAX_HIDDEN = 256
 OURS = 0

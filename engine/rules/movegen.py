@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._jit import kernel, native
+from ..jit.modes import kernel, native
 from .bitboards import (
     ANTIKING, BETWEEN, BISHOP, CAPTURE_FLAG, CASTLE_KEEP, FULL, KING, KING_ATTACKS,
     KNIGHT, KNIGHT_ATTACKS, LINE, MOVE_CASTLE, MOVE_DOUBLE, MOVE_EN_PASSANT, MOVE_PASS,
@@ -23,7 +23,7 @@ from .bitboards import (
     ZOBRIST_CASTLE, ZOBRIST_EP, ZOBRIST_LEAP, ZOBRIST_PIECE, ZOBRIST_SIDE, bishop_attacks,
     count, lsb, rook_attacks,
 )
-from .rules import (
+from .rulesets import (
     DRAW, LOSS, PASS, PIECE_COUNT, R_ANTI_KINGS, R_ANTICHECKMATE_VALUE, R_BEROLINA, R_CASTLING,
     R_CHECKMATE_VALUE, R_DOUBLE_STEP, R_EN_PASSANT, R_EXTINCTION_COUNT, R_EXTINCTION_PREVAILS,
     R_EXTINCTION_REASON, R_KING_LEAP, R_MUST_CAPTURE, R_PASS_ON_NO_MOVE, R_PLY_LIMIT,

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._jit import kernel, native
+from ..jit.modes import kernel, native
 
 ZERO = np.uint64(0)
 ONE = np.uint64(1)

@@ -22,15 +22,15 @@ from typing import TYPE_CHECKING, Callable
 import numpy as np
 
 from . import proof as proof_kernels
-from . import search as kernels
-from . import tablebase
-from ._jit import kernels_compiled, uses_kernels
-from .bitboards import CAPTURE_FLAG, MAX_MOVES, P_KEY
-from .moves import Move
+from . import alphabeta as kernels
+from ..tablebase import tables as tablebase
+from ..jit.modes import kernels_compiled, uses_kernels
+from ..rules.bitboards import CAPTURE_FLAG, MAX_MOVES, P_KEY
+from ..rules.moves import Move
 from .network import NETWORK
 
 if TYPE_CHECKING:  # annotations only: the game facade imports this module, not the reverse
-    from .game import Game
+    from ..rules.game import Game
 
 MAX_DEPTH = kernels.MAX_PLY - 12
 _NOT_QUIET = CAPTURE_FLAG | (7 << 12)  # captures and promotions (engine.bitboards move layout)

@@ -17,7 +17,7 @@ from .bitboards import (
 )
 from .movegen import antiking_attackers, compute_key, king_attackers
 from .notation import placement_field
-from .rules import RuleSet
+from .rulesets import RuleSet
 
 _CASTLE_LETTERS = {"K": 1, "Q": 2, "k": 4, "q": 8}
 _LEAP_LETTERS = {"K": 1, "A": 2, "k": 4, "a": 8}

@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._jit import kernel
-from .bitboards import P_SIDE
-from .movegen import RESULT_DRAW, game_status, legal_moves, make_move
-from .search import CONTROL_STOP, atomic_load, is_repetition
+from ..jit.modes import kernel
+from ..rules.bitboards import P_SIDE
+from ..rules.movegen import RESULT_DRAW, game_status, legal_moves, make_move
+from .alphabeta import CONTROL_STOP, atomic_load, is_repetition
 
 INFINITE = np.int64(1 << 40)
 MAX_DEPTH = 80

@@ -26,16 +26,17 @@ stale compiled code.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 
-from ._jit import ENGINE_DIR, kernel
-from .bitboards import (
+from ..jit.modes import kernel
+from ..rules.bitboards import (
     BISHOP, KING, KING_ATTACKS, KNIGHT, OCC, ONE, P_SIDE, PAWN, QUEEN, ROOK, KNIGHT_ATTACKS,
     ZERO, bishop_attacks, count, lsb, rook_attacks,
 )
 
-ENGINE_WEIGHTS_PATH = ENGINE_DIR / "eval_weights.json"
+ENGINE_WEIGHTS_PATH = Path(__file__).resolve().parent / "eval_weights.json"
 PIECE_NAMES = "PNBRQK"
 SQUARES = 32  # a-d files of each rank, from the piece's own side
 

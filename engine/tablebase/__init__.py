@@ -1,0 +1,1 @@
+"""Endgame tables of antichess and suicide."""

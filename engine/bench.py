@@ -47,10 +47,11 @@ def _stop_when_flagged(searcher, stop, done: threading.Event) -> None:
 def run_bench(depth: int = DEFAULT_DEPTH, report=print, stop=None) -> tuple[int, float]:
     """Search every bench position to `depth`; report a line each; return (nodes, seconds).
 
-    `stop` (an engine.game.StopFlag), when given and set from another thread or a signal
+    `stop` (an engine.StopFlag), when given and set from another thread or a signal
     handler, ends the running search within milliseconds and raises BenchStopped."""
     from .rules.game import Game
-    from .search.searcher import Limits, Searcher
+    from .search.limits import Limits
+    from .search.searcher import Searcher
 
     total_nodes = 0
     total_time = 0.0

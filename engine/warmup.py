@@ -47,12 +47,14 @@ def _exercise(share: str) -> None:
     """Call every kernel of one share, under every rule set."""
     from .rules.game import Game
     from .rules.rulesets import RULE_SETS
+    from .search.searcher import Searcher
 
+    searcher = Searcher(hash_mb=1)
     for name in RULE_SETS:
         game = Game(name)
         if share == "search":
-            game.search(depth=2)
-            game.search(movetime=0.05)  # a timed search also compiles the proof-number search
+            searcher.search(game, depth=2)
+            searcher.search(game, movetime=0.05)  # a timed search also compiles the proof-number search
             if name == "antichess":
                 _exercise_training_kernels(game)
             continue
@@ -76,14 +78,15 @@ def _exercise_training_kernels(game) -> None:
 
     from .search.evaluation import FEATURE_COUNT, learned_score, losing_features
     from .search.network import MAX_ACTIVE, NETWORK, network_inputs, network_score
-    from .search.alphabeta import losing_terms
+    from .search.static import losing_terms
 
-    stack, mlist, idx = game._search_arrays(2)
-    moves_difference, forcing = losing_terms(stack, np.int64(idx), game._rules_array, mlist)
-    losing_features(stack[idx], np.int64(moves_difference), forcing, np.zeros(FEATURE_COUNT, dtype=np.int64))
-    learned_score(stack[idx], np.int64(moves_difference), forcing)
-    network_inputs(stack[idx], np.zeros(MAX_ACTIVE, dtype=np.int64))
-    network_score(stack[idx], NETWORK)
+    with game.kernel_rows(2) as (stack, mlist, idx, rules):
+        moves_difference, forcing = losing_terms(stack, np.int64(idx), rules, mlist)
+    position = game.position()
+    losing_features(position, np.int64(moves_difference), forcing, np.zeros(FEATURE_COUNT, dtype=np.int64))
+    learned_score(position, np.int64(moves_difference), forcing)
+    network_inputs(position, np.zeros(MAX_ACTIVE, dtype=np.int64))
+    network_score(position, NETWORK)
 
 
 class _CompileCounter:

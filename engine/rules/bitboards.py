@@ -45,18 +45,6 @@ PASS_MOVE = MOVE_PASS << 15
 MAX_MOVES = 320
 
 
-def square_name(square: int) -> str:
-    """'a1' for 0 ... 'h8' for 63."""
-    return "abcdefgh"[square & 7] + str((square >> 3) + 1)
-
-
-def parse_square(text: str) -> int:
-    """0 for 'a1' ... 63 for 'h8'; ValueError for anything else."""
-    if len(text) != 2 or text[0] not in "abcdefgh" or text[1] not in "12345678":
-        raise ValueError(f"not a square: {text!r}")
-    return "abcdefgh".index(text[0]) + 8 * (int(text[1]) - 1)
-
-
 # ---------------------------------------------------------------------------------------
 # Intrinsics
 

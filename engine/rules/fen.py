@@ -12,11 +12,11 @@ import numpy as np
 
 from .bitboards import (
     ANTIKING, BLACK, KING, NO_SQUARE, OCC, P_CASTLE, P_EP, P_HALFMOVE, P_KEY, P_LEAP, P_PLY,
-    P_SIDE, PAWN, PAWN_DIAGONAL, PIECE_LETTERS, POS_SIZE, ROOK, WHITE, parse_square,
-    square_name,
+    P_SIDE, PAWN, PAWN_DIAGONAL, PIECE_LETTERS, POS_SIZE, ROOK, WHITE,
 )
-from .movegen import antiking_attackers, compute_key, king_attackers
-from .notation import placement_field
+from .attacks import antiking_attackers, king_attackers
+from .movegen import compute_key
+from .notation import parse_square, placement_field, square_name
 from .rulesets import RuleSet
 
 _CASTLE_LETTERS = {"K": 1, "Q": 2, "k": 4, "q": 8}

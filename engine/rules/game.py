@@ -2,18 +2,23 @@
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
-from . import movegen
+from .attacks import check_state
+from .movegen import gen_legal, legal_moves, make_move
+from .status import game_status, perft
 from .bitboards import (
-    ANTIKING, BISHOP, KNIGHT, MAX_MOVES, OCC, P_HALFMOVE, P_KEY, P_PLY, P_SIDE, PAWN,
-    PIECE_LETTERS, POS_SIZE, QUEEN, ROOK, DARK_SQUARES,
-    parse_square, square_name,
+    BISHOP, KNIGHT, MAX_MOVES, OCC, P_HALFMOVE, P_KEY, P_PLY, P_SIDE, PAWN, PIECE_LETTERS,
+    POS_SIZE, QUEEN, ROOK, DARK_SQUARES,
 )
+from .notation import parse_square, square_name
 from ..jit.modes import uses_kernels
-from .fen import FenError, format_fen, parse_fen
+from .fen import format_fen, parse_fen
 from .moves import Move
 from .rulesets import R_MUST_CAPTURE, REASONS, RuleSet, get_rule_set
 
@@ -66,6 +71,17 @@ class Outcome:
     def result(self) -> str:
         """'1-0', '0-1' or '1/2-1/2'."""
         return {"white": "1-0", "black": "0-1", None: "1/2-1/2"}[self.winner]
+
+
+class KernelRows(NamedTuple):
+    """What `Game.kernel_rows` lends: the position stack (uint64[rows, POS_SIZE]), the
+    move buffer (int32[rows, MAX_MOVES]), the index of the current position's row, and the
+    rule record (int64[R_SIZE])."""
+
+    stack: np.ndarray
+    mlist: np.ndarray
+    row: int
+    rules: np.ndarray
 
 
 class Game:
@@ -160,12 +176,12 @@ class Game:
     @uses_kernels
     def is_check(self) -> bool:
         """True if the side to move's royal king is attacked."""
-        return bool(movegen.check_state(self._row(), self._rules_array) & 1)
+        return bool(check_state(self._row(), self._rules_array) & 1)
 
     @uses_kernels
     def is_anticheck(self) -> bool:
         """True if the side to move's anti-king is attacked by no enemy piece."""
-        return bool(movegen.check_state(self._row(), self._rules_array) & 2)
+        return bool(check_state(self._row(), self._rules_array) & 2)
 
     def copy(self) -> "Game":
         """An independent game with the same rule set, start position and history."""
@@ -182,7 +198,7 @@ class Game:
         none when the game is over by rule)."""
         if self._legal is None:
             idx = np.int64(len(self._moves))
-            n = movegen.legal_moves(self._stack, idx, self._rules_array, self._mlist)
+            n = legal_moves(self._stack, idx, self._rules_array, self._mlist)
             self._legal = [Move(int(code)) for code in self._mlist[idx, :n]]
         return list(self._legal)
 
@@ -236,7 +252,7 @@ class Game:
             return "passing is allowed only without a legal move"
         idx = np.int64(len(self._moves))
         self._ensure_capacity(3)
-        n = movegen.gen_legal(self._stack, idx, self._relaxed_rules, self._mlist)
+        n = gen_legal(self._stack, idx, self._relaxed_rules, self._mlist)
         relaxed = self._mlist[idx, :n]
         if any((code & 63) == origin and (code >> 6) & 63 == target for code in relaxed):
             return "forced capture"
@@ -255,7 +271,7 @@ class Game:
         legal_move = self.parse_move(move)
         idx = len(self._moves)
         self._ensure_capacity(3)
-        movegen.make_move(self._stack, np.int64(idx), np.int64(idx + 1),
+        make_move(self._stack, np.int64(idx), np.int64(idx + 1),
                           np.int32(legal_move.code), self._rules_array)
         self._moves.append(legal_move)
         self._legal = None
@@ -281,7 +297,7 @@ class Game:
         """
         idx = np.int64(len(self._moves))
         self._ensure_capacity(3)
-        status = int(movegen.game_status(self._stack, idx, self._rules_array, self._mlist))
+        status = int(game_status(self._stack, idx, self._rules_array, self._mlist))
         self._legal = None  # game_status reuses the move buffer of this row
         if status >= 0:
             reason, result = divmod(status, 3)
@@ -359,7 +375,7 @@ class Game:
             return 1
         idx = len(self._moves)
         self._ensure_capacity(depth + 3)
-        nodes = movegen.perft(self._stack, np.int64(idx), np.int64(depth), self._rules_array, self._mlist, flag)
+        nodes = perft(self._stack, np.int64(idx), np.int64(depth), self._rules_array, self._mlist, flag)
         self._legal = None
         if flag[0]:
             raise PerftStopped()
@@ -381,32 +397,36 @@ class Game:
                 self.pop()
         return result
 
-    # -- search ------------------------------------------------------------------------
+    # -- for kernels -------------------------------------------------------------------
 
-    def search(self, limits=None, on_info=None, searcher=None, **limit_fields):
-        """Search the current position; returns a SearchResult (best_move None if game over).
+    def position(self) -> np.ndarray:
+        """A copy of the current position as the kernels see it: one uint64 row in the
+        layout of engine.rules.bitboards (piece bitboards, side, en passant, castling,
+        clocks, key)."""
+        return self._row().copy()
 
-        `limits` is an engine.searcher.Limits, or give its fields as keywords
-        (depth=, nodes=, movetime=, wtime=, ...).  `on_info` receives a SearchInfo per
-        finished iteration.  A Searcher keeps its hash table between calls; without one the
-        game keeps its own.
-        """
-        from ..search.searcher import Limits, Searcher
+    @property
+    def rules_array(self) -> np.ndarray:
+        """The rule set as the kernels read it (RuleSet.to_array()); read-only."""
+        return self._rules_array
 
-        if limits is None:
-            limits = Limits(**limit_fields)
-        if searcher is None:
-            if getattr(self, "_searcher", None) is None:
-                self._searcher = Searcher()
-            searcher = self._searcher
-        return searcher.search(self, limits, on_info)
+    @contextlib.contextmanager
+    def kernel_rows(self, rows_ahead: int) -> Iterator[KernelRows]:
+        """Lend the game's own position stack and move buffer to kernels that search from
+        the current position, with at least `rows_ahead` free rows past it.
+
+        Inside the block the kernels may write every row after `KernelRows.row` (the
+        positions they reach) and the move buffer of the current row; the rows up to the
+        current one (the game's history) must stay as they are.  The game forgets its
+        cached legal moves when the block ends, so nothing it reports afterwards depends
+        on what the kernels wrote.  No game method may be called inside the block."""
+        self._ensure_capacity(rows_ahead)
+        try:
+            yield KernelRows(self._stack, self._mlist, len(self._moves), self._rules_array)
+        finally:
+            self._legal = None
 
     # -- internals ---------------------------------------------------------------------
-
-    def _search_arrays(self, rows_ahead: int):
-        """(stack, move buffer, current row) with `rows_ahead` free rows, for the search kernels."""
-        self._ensure_capacity(rows_ahead)
-        return self._stack, self._mlist, len(self._moves)
 
     def _row(self) -> np.ndarray:
         return self._stack[len(self._moves)]

@@ -1,9 +1,11 @@
-"""Move generation, make-move, game status and perft: the numba kernels of the rules core.
+"""Move generation and making: pseudo-legal captures and quiet moves, the legality
+filters, the legal moves of a position (with the pass where the rules make a side pass),
+make-move and the Zobrist key.
 
 Every kernel takes plain arrays:
-- `stack`: uint64[rows, POS_SIZE], one position per row (layout in `engine.bitboards`).
+- `stack`: uint64[rows, POS_SIZE], one position per row (layout in `engine.rules.bitboards`).
   Kernels working on row `idx` may use rows idx+1 and idx+2 as scratch space.
-- `rules`: int64[R_SIZE], a rule set's fields (`engine.rules.RuleSet.to_array`).
+- `rules`: int64[R_SIZE], a rule set's fields (`engine.rules.rulesets.RuleSet.to_array`).
 - `mlist`: int32[rows, MAX_MOVES], the move buffer of each row.
 
 Integer arguments are always int64 (never literal constants), so each kernel compiles
@@ -14,7 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..jit.modes import kernel, native
+from ..jit.modes import kernel
+from .attacks import check_state, king_attackers, piece_type_at, side_is_safe
 from .bitboards import (
     ANTIKING, BETWEEN, BISHOP, CAPTURE_FLAG, CASTLE_KEEP, FULL, KING, KING_ATTACKS,
     KNIGHT, KNIGHT_ATTACKS, LINE, MOVE_CASTLE, MOVE_DOUBLE, MOVE_EN_PASSANT, MOVE_PASS,
@@ -24,151 +27,9 @@ from .bitboards import (
     count, lsb, rook_attacks,
 )
 from .rulesets import (
-    DRAW, LOSS, PASS, PIECE_COUNT, R_ANTI_KINGS, R_ANTICHECKMATE_VALUE, R_BEROLINA, R_CASTLING,
-    R_CHECKMATE_VALUE, R_DOUBLE_STEP, R_EN_PASSANT, R_EXTINCTION_COUNT, R_EXTINCTION_PREVAILS,
-    R_EXTINCTION_REASON, R_KING_LEAP, R_MUST_CAPTURE, R_PASS_ON_NO_MOVE, R_PLY_LIMIT,
-    R_PROMOTION_MASK, R_ROYAL_KING, R_STALEMATE_VALUE, REASON_INDEX, WIN,
+    R_ANTI_KINGS, R_BEROLINA, R_CASTLING, R_DOUBLE_STEP, R_EN_PASSANT, R_EXTINCTION_COUNT, R_KING_LEAP, R_MUST_CAPTURE,
+    R_PASS_ON_NO_MOVE, R_PLY_LIMIT, R_PROMOTION_MASK, R_ROYAL_KING,
 )
-
-ONGOING = -1
-RESULT_WHITE, RESULT_BLACK, RESULT_DRAW = 0, 1, 2
-_CHECKMATE = REASON_INDEX["checkmate"]
-_ANTI_CHECKMATE = REASON_INDEX["anti-checkmate"]
-_STALEMATE = REASON_INDEX["stalemate"]
-_STALEMATE_COUNT = REASON_INDEX["stalemate by piece count"]
-_PLY_LIMIT = REASON_INDEX["ply limit"]
-_BOTH_STUCK = REASON_INDEX["both sides without a move"]
-
-
-# ---------------------------------------------------------------------------------------
-# Queries
-
-
-@kernel
-def piece_type_at(pos, color, square):
-    """Type of `color`'s piece on `square`, or -1 if it has none there."""
-    bit = ONE << np.uint64(square)
-    base = color * 8
-    for piece in range(7):
-        if pos[base + piece] & bit:
-            return piece
-    return -1
-
-
-@kernel
-def pawn_attackers(pos, square, by, berolina):
-    """Pawns of color `by` that attack `square` (diagonally, or straight ahead if Berolina)."""
-    if berolina:
-        return PAWN_FORWARD[1 - by, square] & pos[by * 8 + PAWN]
-    return PAWN_DIAGONAL[1 - by, square] & pos[by * 8 + PAWN]
-
-
-@kernel
-def king_attackers(pos, square, by, occupied, rules):
-    """Pieces of color `by` giving check to a king on `square` (anti-kings never do)."""
-    base = by * 8
-    attackers = KNIGHT_ATTACKS[square] & pos[base + KNIGHT]
-    attackers |= KING_ATTACKS[square] & pos[base + KING]
-    attackers |= bishop_attacks(square, occupied) & (pos[base + BISHOP] | pos[base + QUEEN])
-    attackers |= rook_attacks(square, occupied) & (pos[base + ROOK] | pos[base + QUEEN])
-    attackers |= pawn_attackers(pos, square, by, rules[R_BEROLINA])
-    return attackers
-
-
-@kernel
-def antiking_attackers(pos, square, by, occupied, rules):
-    """Pieces of color `by` attacking an anti-king on `square` (kings and anti-kings never do)."""
-    base = by * 8
-    attackers = KNIGHT_ATTACKS[square] & pos[base + KNIGHT]
-    attackers |= bishop_attacks(square, occupied) & (pos[base + BISHOP] | pos[base + QUEEN])
-    attackers |= rook_attacks(square, occupied) & (pos[base + ROOK] | pos[base + QUEEN])
-    attackers |= pawn_attackers(pos, square, by, rules[R_BEROLINA])
-    return attackers
-
-
-@kernel
-def check_state(pos, rules):
-    """Bit 1: the side to move is in check; bit 2: its anti-king is in anti-check."""
-    us = np.int64(pos[P_SIDE])
-    them = 1 - us
-    occupied = pos[OCC] | pos[8 + OCC]
-    state = 0
-    if rules[R_ROYAL_KING] and pos[us * 8 + KING]:
-        if king_attackers(pos, lsb(pos[us * 8 + KING]), them, occupied, rules):
-            state |= 1
-    if rules[R_ANTI_KINGS] and pos[us * 8 + ANTIKING]:
-        if antiking_attackers(pos, lsb(pos[us * 8 + ANTIKING]), them, occupied, rules) == ZERO:
-            state |= 2
-    return state
-
-
-@kernel
-def side_is_safe(pos, side, rules):
-    """True if `side`'s king is not attacked and its anti-king (if any) is attacked."""
-    other = 1 - side
-    occupied = pos[OCC] | pos[8 + OCC]
-    if rules[R_ROYAL_KING] and pos[side * 8 + KING]:
-        if king_attackers(pos, lsb(pos[side * 8 + KING]), other, occupied, rules):
-            return False
-    if rules[R_ANTI_KINGS] and pos[side * 8 + ANTIKING]:
-        if antiking_attackers(pos, lsb(pos[side * 8 + ANTIKING]), other, occupied, rules) == ZERO:
-            return False
-    return True
-
-
-# ---------------------------------------------------------------------------------------
-# Pseudo-legal generation
-
-
-@kernel
-def piece_attacks(pos, color, occupied):
-    """Every square a knight, bishop, rook, queen or king of `color` attacks (pawns and
-    anti-kings left out)."""
-    base = color * 8
-    attacked = ZERO
-    pieces = pos[base + KNIGHT]
-    while pieces:
-        square = lsb(pieces)
-        pieces &= pieces - ONE
-        attacked |= KNIGHT_ATTACKS[square]
-    pieces = pos[base + BISHOP] | pos[base + QUEEN]
-    while pieces:
-        square = lsb(pieces)
-        pieces &= pieces - ONE
-        attacked |= bishop_attacks(square, occupied)
-    pieces = pos[base + ROOK] | pos[base + QUEEN]
-    while pieces:
-        square = lsb(pieces)
-        pieces &= pieces - ONE
-        attacked |= rook_attacks(square, occupied)
-    pieces = pos[base + KING]
-    while pieces:
-        square = lsb(pieces)
-        pieces &= pieces - ONE
-        attacked |= KING_ATTACKS[square]
-    return attacked
-
-
-@kernel
-def pawn_attacks(pos, color, berolina):
-    """Every square a pawn of `color` attacks (diagonally, Berolina pawns straight ahead)."""
-    attacked = ZERO
-    pawns = pos[color * 8 + PAWN]
-    while pawns:
-        square = lsb(pawns)
-        pawns &= pawns - ONE
-        if berolina:
-            attacked |= PAWN_FORWARD[color, square]
-        else:
-            attacked |= PAWN_DIAGONAL[color, square]
-    return attacked
-
-
-@kernel
-def attacked_squares(pos, color, occupied, berolina):
-    """Every square a piece of `color` attacks (pawns diagonally, Berolina pawns straight
-    ahead; anti-kings left out)."""
-    return piece_attacks(pos, color, occupied) | pawn_attacks(pos, color, berolina)
 
 
 @kernel
@@ -344,10 +205,6 @@ def gen_quiets(pos, rules, out, n):
     return n
 
 
-# ---------------------------------------------------------------------------------------
-# Make move
-
-
 @kernel
 def make_move(stack, src, dst, move, rules):
     """Write into stack[dst] the position after `move` (a generated move) from stack[src]."""
@@ -460,10 +317,6 @@ def compute_key(pos):
     key ^= ZOBRIST_LEAP[np.int64(pos[P_LEAP])]
     key ^= ZOBRIST_EP[np.int64(pos[P_EP])]
     return key
-
-
-# ---------------------------------------------------------------------------------------
-# Legal generation
 
 
 @kernel
@@ -584,7 +437,8 @@ def over_by_position(pos, rules):
 
 
 @kernel
-def _opponent_can_move_after_pass(stack, idx, rules, mlist):
+def opponent_can_move_after_pass(stack, idx, rules, mlist):
+    """True if the side not to move in stack[idx] would have a legal move after a pass."""
     scratch = idx + 1
     make_move(stack, idx, scratch, np.int32(PASS_MOVE), rules)
     return gen_legal(stack, scratch, rules, mlist) > 0
@@ -603,97 +457,7 @@ def legal_moves(stack, idx, rules, mlist):
         return 0
     n = gen_legal(stack, idx, rules, mlist)
     if n == 0 and rules[R_PASS_ON_NO_MOVE] and check_state(pos, rules) == 0:
-        if _opponent_can_move_after_pass(stack, idx, rules, mlist):
+        if opponent_can_move_after_pass(stack, idx, rules, mlist):
             mlist[idx, 0] = PASS_MOVE
             return 1
     return n
-
-
-@kernel
-def _result_for(side, value):
-    """The result code when `value` (WIN/LOSS/DRAW) applies to `side`."""
-    if value == WIN:
-        return side
-    if value == LOSS:
-        return 1 - side
-    return RESULT_DRAW
-
-
-@kernel
-def game_status(stack, idx, rules, mlist):
-    """ONGOING, or reason * 3 + result (0 white wins, 1 black wins, 2 draw) for stack[idx].
-
-    Draw rules that depend on history or counters are left to the caller.
-    """
-    pos = stack[idx]
-    side = np.int64(pos[P_SIDE])
-    other = 1 - side
-    extinction = rules[R_EXTINCTION_COUNT]
-    own_pieces = count(pos[side * 8 + OCC])
-    other_pieces = count(pos[other * 8 + OCC])
-    side_extinct = extinction >= 0 and own_pieces <= extinction
-    other_extinct = extinction >= 0 and other_pieces <= extinction
-
-    n = gen_legal(stack, idx, rules, mlist)
-    checks = check_state(pos, rules)
-    mated = n == 0 and checks != 0
-    mate = ONGOING
-    if mated:
-        if checks & 1:
-            mate = _CHECKMATE * 3 + _result_for(side, rules[R_CHECKMATE_VALUE])
-        else:
-            mate = _ANTI_CHECKMATE * 3 + _result_for(side, rules[R_ANTICHECKMATE_VALUE])
-    if side_extinct or other_extinct:
-        if mated and not rules[R_EXTINCTION_PREVAILS]:
-            return mate
-        winner = side if side_extinct else other
-        return rules[R_EXTINCTION_REASON] * 3 + winner
-    if mated:
-        return mate
-    if n == 0:
-        value = rules[R_STALEMATE_VALUE]
-        if value == PIECE_COUNT:
-            if own_pieces == other_pieces:
-                return _STALEMATE_COUNT * 3 + RESULT_DRAW
-            return _STALEMATE_COUNT * 3 + (side if own_pieces < other_pieces else other)
-        if value == PASS:
-            if not _opponent_can_move_after_pass(stack, idx, rules, mlist):
-                return _BOTH_STUCK * 3 + RESULT_DRAW
-        else:
-            return _STALEMATE * 3 + _result_for(side, value)
-    limit = rules[R_PLY_LIMIT]
-    if limit > 0 and np.int64(pos[P_PLY]) >= limit:
-        if own_pieces == other_pieces:
-            return _PLY_LIMIT * 3 + RESULT_DRAW
-        return _PLY_LIMIT * 3 + (side if own_pieces < other_pieces else other)
-    return ONGOING
-
-
-def _atomic_load(array, index):
-    """array[index], read atomically (monotonic) and never kept in a register when compiled."""
-    return array[index]
-
-
-atomic_load = native("atomic_load", _atomic_load)
-
-
-@kernel
-def perft(stack, idx, depth, rules, mlist, stop):
-    """Number of leaf nodes `depth` (>= 1) plies below stack[idx]; the last ply is counted in bulk.
-
-    `stop` is int64[1]: another thread writes stop[0] = 1 to end the count early.  Every
-    interior node reads it (atomically, so a compiled loop cannot keep it in a register)
-    and returns 0 at once when it is set; a stopped count is therefore short, and the
-    caller, which set the flag, must not report it (see `Game.perft`).
-    """
-    n = legal_moves(stack, idx, rules, mlist)
-    if depth <= 1:
-        return np.int64(n)
-    if atomic_load(stop, np.int64(0)) != 0:
-        return np.int64(0)
-    total = np.int64(0)
-    child = idx + 1
-    for i in range(n):
-        make_move(stack, idx, child, mlist[idx, i], rules)
-        total += perft(stack, child, depth - 1, rules, mlist, stop)
-    return total

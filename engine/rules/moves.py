@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .bitboards import CAPTURE_FLAG, MOVE_EN_PASSANT, MOVE_PASS, PASS_MOVE, PIECE_LETTERS, square_name
+from .bitboards import CAPTURE_FLAG, MOVE_EN_PASSANT, MOVE_PASS, PASS_MOVE, PIECE_LETTERS
+from .notation import square_name
 
 
 @dataclass(frozen=True)

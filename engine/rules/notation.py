@@ -1,4 +1,5 @@
-"""Board notation shared by the engine and its adapters, with no numba or numpy import."""
+"""Board notation shared by the engine and its adapters (square names, the FEN placement
+field), with no numba or numpy import."""
 
 from __future__ import annotations
 
@@ -21,3 +22,15 @@ def placement_field(pieces: Mapping[int, str]) -> str:
             text += letter
         ranks.append(text + (str(empty) if empty else ""))
     return "/".join(ranks)
+
+
+def square_name(square: int) -> str:
+    """'a1' for 0 ... 'h8' for 63."""
+    return "abcdefgh"[square & 7] + str((square >> 3) + 1)
+
+
+def parse_square(text: str) -> int:
+    """0 for 'a1' ... 63 for 'h8'; ValueError for anything else."""
+    if len(text) != 2 or text[0] not in "abcdefgh" or text[1] not in "12345678":
+        raise ValueError(f"not a square: {text!r}")
+    return "abcdefgh".index(text[0]) + 8 * (int(text[1]) - 1)

@@ -94,7 +94,7 @@ def reach(pos, color, occupied):
 @kernel
 def reach_and_attacks(pos, color, occupied):
     """(`reach(pos, color, occupied)`, every square `color`'s knights, sliders and king attack
-    (`movegen.piece_attacks`)) in one pass over the pieces."""
+    (`attacks.piece_attacks`)) in one pass over the pieces."""
     base = color * 8
     not_own = ~pos[base + OCC]
     total = 0

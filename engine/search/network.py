@@ -39,7 +39,7 @@ import numpy as np
 
 from ..jit.modes import kernel, native, stack_array
 from ..rules.bitboards import KING, ONE, OCC, P_SIDE, PAWN, RANK_2, RANK_7, lsb
-from ..rules.movegen import pawn_attacks, piece_attacks
+from ..rules.attacks import pawn_attacks, piece_attacks
 
 ENGINE_NETWORK_PATH = Path(__file__).resolve().parent / "eval_network.npz"
 HIDDEN = 32  # hidden units of a new network (tools/train_network.py); a file may have up to MAX_HIDDEN
@@ -146,7 +146,7 @@ def network_inputs(pos, out):
 @kernel
 def network_inputs_with_attacks(pos, out, our_attacks, their_attacks):
     """`network_inputs` given the squares each side's knights, sliders and king attack
-    (`movegen.piece_attacks`; ours are the side to move's)."""
+    (`attacks.piece_attacks`; ours are the side to move's)."""
     us = np.int64(pos[P_SIDE])
     them = 1 - us
     flip = 56 if us == 1 else 0
@@ -190,7 +190,7 @@ def network_score(pos, network):
 @kernel
 def network_score_with_attacks(pos, network, our_attacks, their_attacks):
     """`network_score` given the squares each side's knights, sliders and king attack
-    (`movegen.piece_attacks`; ours are the side to move's)."""
+    (`attacks.piece_attacks`; ours are the side to move's)."""
     if network.shape[0] == 0:
         return np.int64(0)
     active = active_inputs_scratch()

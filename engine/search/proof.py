@@ -18,8 +18,9 @@ import numpy as np
 
 from ..jit.modes import kernel
 from ..rules.bitboards import P_SIDE
-from ..rules.movegen import RESULT_DRAW, game_status, legal_moves, make_move
-from .alphabeta import CONTROL_STOP, atomic_load, is_repetition
+from ..rules.movegen import legal_moves, make_move
+from ..rules.status import game_status, is_repetition
+from .state import CONTROL_STOP, atomic_load
 
 INFINITE = np.int64(1 << 40)
 MAX_DEPTH = 80

@@ -74,6 +74,7 @@ from typing import Callable
 import numpy as np
 
 from ..rules import movegen
+from ..rules.status import game_status
 from ..jit.cache import cache_root
 from ..jit.modes import kernel, uses_kernels
 # Compiled on first build or probe, not by `antichess warmup`; they make arrays, so they are
@@ -271,7 +272,7 @@ def _preference(code):
 @table_kernel
 def _terminal_code(stack, r, rules, mlist):
     """INF when stack[r] goes on, else its code for the side to move (distance 0)."""
-    status = movegen.game_status(stack, r, rules, mlist)
+    status = game_status(stack, r, rules, mlist)
     if status < 0:
         return np.int64(INF)
     result = status % 3
@@ -1644,14 +1645,14 @@ class Tablebase:
         drawn: the position after it is a win the fifty-move rule draws, or a loss it saves
         (read from its table's companion; a table without one has none).  None when the
         position's own table has no companion (or, without `wait`, it is not read yet)."""
-        own = _own_material(game._row())
+        own = _own_material(game.position())
         if own is None or self._dtz_table(own, wait) is None:
             return None
         out = {}
         for move in moves:
             zeroing = zeroing_move(game, move)
             game.push(move)
-            row = game._row().copy()
+            row = game.position()
             game.pop()
             code = self._companion_code(row, wait)
             drawn = abs(code) >= CURSED
@@ -1679,7 +1680,7 @@ class Tablebase:
         the tables it needs are still being read in the background (a player's clock runs)."""
         if table_variant(game.variant) != self.variant:
             raise TablebaseError(f"tables are for {self.variant}, game is {game.variant}")
-        return self.probe_row(game._row().copy(), wait)
+        return self.probe_row(game.position(), wait)
 
     def probe_fen(self, fen: str) -> ProbeResult:
         from ..rules.fen import parse_fen

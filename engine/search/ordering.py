@@ -1,0 +1,109 @@
+"""Move ordering: the order in which a node's moves are searched.
+
+The transposition table's move first, then captures by most valuable victim and least
+valuable attacker, promotions, offers (under compulsory capture a move to a square the
+opponent attacks forces the reply), the two killers of the ply, and the rest by history.
+`record_cutoff` keeps the killers and history up to date when a quiet move cuts off.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..jit.modes import kernel
+from ..rules.bitboards import CAPTURE_FLAG, OCC, ONE, P_SIDE, ZERO
+from ..rules.attacks import attacked_squares, piece_type_at
+from ..rules.rulesets import R_BEROLINA, R_MUST_CAPTURE
+
+MVV = np.array([1, 3, 3, 5, 9, 10, 0], dtype=np.int64)  # victim values: pawn .. king, anti-king
+MVV.setflags(write=False)
+TT_MOVE_SCORE = 1000000
+CAPTURE_SCORE = 100000
+PROMOTION_SCORE = 95000
+OFFER_SCORE = 92000
+FIRST_KILLER_SCORE = 90000
+SECOND_KILLER_SCORE = 89000  # offers and the first killer score above
+HISTORY_LIMIT = 50000  # a side's history table is halved when an entry it touches passes +-this
+
+@kernel
+def attacked_by(pos, color, rules):
+    """Every square a piece of `color` attacks (anti-kings left out)."""
+    return attacked_squares(pos, color, pos[OCC] | pos[8 + OCC], rules[R_BEROLINA])
+
+
+@kernel
+def order_moves(stack, idx, mlist, scores, n, tt_move, killers, history, ply, rules):
+    """Score the `n` moves of mlist[idx] for ordering into scores[idx]."""
+    pos = stack[idx]
+    us = np.int64(pos[P_SIDE])
+    them = 1 - us
+    offers = ZERO
+    if rules[R_MUST_CAPTURE]:
+        offers = attacked_by(pos, them, rules)
+    for i in range(n):
+        move = np.int64(mlist[idx, i])
+        if move == tt_move:
+            scores[idx, i] = TT_MOVE_SCORE
+            continue
+        origin = move & 63
+        target = (move >> 6) & 63
+        value = 0
+        if move & CAPTURE_FLAG:
+            victim = piece_type_at(pos, them, target)
+            attacker = piece_type_at(pos, us, origin)
+            value = CAPTURE_SCORE + 10 * (MVV[victim] if victim >= 0 else 1) - attacker
+        elif (move >> 12) & 7:
+            value = PROMOTION_SCORE + ((move >> 12) & 7)
+        elif offers & (ONE << np.uint64(target)):
+            value = OFFER_SCORE + history[us, origin, target] // 64  # an offer forces the reply
+        elif move == killers[ply, 0]:
+            value = FIRST_KILLER_SCORE
+        elif move == killers[ply, 1]:
+            value = SECOND_KILLER_SCORE
+        else:
+            value = history[us, origin, target]
+        scores[idx, i] = value
+
+
+@kernel
+def pick(mlist, scores, idx, start, n):
+    """Swap the best-scored move of [start, n) to `start` and return it."""
+    best = start
+    for i in range(start + 1, n):
+        if scores[idx, i] > scores[idx, best]:
+            best = i
+    if best != start:
+        move = mlist[idx, best]
+        mlist[idx, best] = mlist[idx, start]
+        mlist[idx, start] = move
+        value = scores[idx, best]
+        scores[idx, best] = scores[idx, start]
+        scores[idx, start] = value
+    return np.int64(mlist[idx, start])
+
+
+@kernel
+def record_cutoff(stack, idx, mlist, i, move, depth, ply, killers, history):
+    """A quiet move, the i-th searched at stack[idx], cut off: it becomes the ply's first
+    killer, its history rises by depth squared, and the quiet moves ordered before it
+    (searched, or passed over by late-move pruning) fall by as much, since they did not;
+    a side's table is halved when an entry it touched passes +-HISTORY_LIMIT."""
+    us = np.int64(stack[idx, P_SIDE])
+    if killers[ply, 0] != move:
+        killers[ply, 1] = killers[ply, 0]
+        killers[ply, 0] = move
+    origin = move & 63
+    target = (move >> 6) & 63
+    history[us, origin, target] += depth * depth
+    overflow = history[us, origin, target] > HISTORY_LIMIT
+    for j in range(i):
+        earlier = np.int64(mlist[idx, j])
+        if not earlier & CAPTURE_FLAG:
+            earlier_origin = earlier & 63
+            earlier_target = (earlier >> 6) & 63
+            history[us, earlier_origin, earlier_target] -= depth * depth
+            overflow = overflow or history[us, earlier_origin, earlier_target] < -HISTORY_LIMIT
+    if overflow:
+        for a in range(64):
+            for b in range(64):
+                history[us, a, b] //= 2

@@ -33,7 +33,7 @@ class CommandError(Exception):
 
 
 def _build_parser() -> argparse.ArgumentParser:
-    from engine.rules.rulesets import RULE_SETS
+    from engine import RULE_SETS
 
     parser = _Parser(prog="antichess", description="Antichess and chess-variant engine.")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
@@ -77,7 +77,7 @@ def _build_parser() -> argparse.ArgumentParser:
 
 
 def _perft(args: argparse.Namespace) -> None:
-    from engine.rules.rulesets import RuleError, get_rule_set
+    from engine import RuleError, get_rule_set
 
     try:
         rules = get_rule_set(args.variant)
@@ -88,8 +88,7 @@ def _perft(args: argparse.Namespace) -> None:
     except ValueError:
         raise CommandError(f"depth must be an integer, got {args.depth!r}") from None
 
-    from engine import FenError, Game
-    from engine.rules.game import MAX_PERFT_DEPTH
+    from engine import MAX_PERFT_DEPTH, FenError, Game
 
     if not 0 <= depth <= MAX_PERFT_DEPTH:
         raise CommandError(f"depth must be between 0 and {MAX_PERFT_DEPTH}, got {depth}")
@@ -123,8 +122,7 @@ def _stoppable(count):
     import signal
     import threading
 
-    from engine.bench import BenchStopped
-    from engine.rules.game import PerftStopped, StopFlag
+    from engine import BenchStopped, PerftStopped, StopFlag
 
     stop = StopFlag()
     outcome: dict = {}
@@ -167,7 +165,7 @@ def _bench(args: argparse.Namespace) -> None:
         raise CommandError(f"depth must be an integer, got {args.depth!r}") from None
     if not 1 <= depth <= 20:
         raise CommandError(f"depth must be between 1 and 20, got {depth}")
-    from engine.bench import run_bench
+    from engine import run_bench
 
     nodes, seconds = _stoppable(lambda stop: run_bench(depth, report=lambda line: print(line, file=sys.stderr),
                                                        stop=stop))
@@ -178,8 +176,7 @@ def _bench(args: argparse.Namespace) -> None:
 
 def _warmup(args: argparse.Namespace) -> None:
     """Compile every kernel; a progress bar on a terminal, one line per kernel otherwise."""
-    from engine.jit.cache import CACHE_DIR
-    from engine.warmup import kernel_count, warmup
+    from engine import CACHE_DIR, kernel_count, warmup
 
     if sys.stderr.isatty():
         from tqdm import tqdm
@@ -200,7 +197,7 @@ def _tablebase(args: argparse.Namespace) -> int:
     """`antichess tablebase build|probe|stats` (engine.tablebase does the work)."""
     import time
 
-    from engine.tablebase import tables as tablebase
+    from engine import tablebase
 
     try:
         tablebase.table_variant(args.variant)

@@ -25,8 +25,7 @@ import chess.pgn
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from engine.rules.game import Game  # noqa: E402
-from engine.search.searcher import Limits, Searcher  # noqa: E402
+from engine import Game, Limits, Searcher  # noqa: E402
 
 
 def read_games(pgn_path: Path, games: int) -> list[tuple[str, str, list[str]]]:

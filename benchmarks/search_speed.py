@@ -68,7 +68,7 @@ def main() -> int:
     args = parser.parse_args()
     from engine import Game
 
-    Game("antichess").search(depth=2)  # load the kernels before timing
+    Searcher().search(Game("antichess"), depth=2)  # load the kernels before timing
     sjeng = shutil.which("sjeng", path="/usr/games:/usr/bin:/usr/local/bin")
     if not sjeng:
         print("sjeng not installed (Debian package sjeng): nothing to compare with", file=sys.stderr)

@@ -45,7 +45,7 @@ POSITIONS = [
 def _search(fen: str, threads: int, **limits) -> tuple[int, float, int]:
     """(nodes of every thread, seconds, nodes of the main thread alone)."""
     from engine import Game, Limits, Searcher
-    from engine.search.alphabeta import STATE_NODES
+    from engine.search.state import STATE_NODES
 
     searcher = Searcher(hash_mb=64)
     searcher.set_threads(threads)

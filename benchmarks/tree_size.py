@@ -6,8 +6,8 @@ first positions of the project's antichess book.
 
 Each position is searched from a fresh `Searcher` (empty hash table, empty history) with the
 proof-number stage off, so only alpha-beta nodes count.  The node count to `--depth` does not
-depend on the machine's load and is how search changes were compared in docs/search.md (the
-base of the seventh session: 10,544,329 nodes to depth 10 on 24 positions); the time to
+depend on the machine's load and is how search changes are compared (docs/experiments.md
+lists the figures each change gave); the time to
 depth and the mean depth reached in `--seconds` a position do depend on it.  Positions where
 the engine answers at once (a single legal move) are left out of the mean depth.  Run it from
 a git worktree of another commit to compare two versions.
@@ -23,8 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from engine.rules.game import Game  # noqa: E402
-from engine.search.searcher import Limits, Searcher  # noqa: E402
+from engine import Game, Limits, Searcher  # noqa: E402
 from tournaments.openings import read_epd  # noqa: E402
 
 BOOK = ROOT / "tournaments" / "books" / "antichess.epd"

@@ -30,7 +30,8 @@ The names, by what they are for:
   `source_hash`; the benchmark `run_bench`, `BenchStopped`, `BENCH_POSITIONS`.
 
 The layers, each importing only those before it: `jit` (numba plumbing), `rules`,
-`tablebase.indexing`, `search`, the rest of `tablebase`, then `warmup` and `bench`.
+`tablebase.indexing`, `search`, the rest of `tablebase`, then `precompile` (the warm-up)
+and `bench`.
 """
 
 from .jit.cache import CACHE_DIR, source_hash
@@ -50,7 +51,8 @@ _LAZY = {
     "SearchResult": "search.limits",
     "tablebase": None, "open_tablebase": "tablebase", "Tablebase": "tablebase", "TablebaseError": "tablebase",
     "ProbeResult": "tablebase",
-    "warmup": "warmup", "compile_in_subprocess": "warmup", "cache_is_complete": "warmup", "kernel_count": "warmup",
+    "warmup": "precompile", "compile_in_subprocess": "precompile", "cache_is_complete": "precompile",
+    "kernel_count": "precompile",
     "run_bench": "bench", "BenchStopped": "bench", "BENCH_POSITIONS": "bench",
 }
 

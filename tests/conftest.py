@@ -56,6 +56,6 @@ def require_program_fixture():
 
 @pytest.fixture(scope="session", autouse=True)
 def warm_numba_cache():
-    from engine.warmup import warmup
+    from engine import warmup
 
     warmup()

@@ -1,4 +1,4 @@
-"""The learned evaluation (engine.evaluation): its score is the weights' dot product with its
+"""The learned evaluation (engine.search.evaluation): its score is the weights' dot product with its
 features, the features mean what their names say, and the weights file is part of the
 kernel cache key."""
 
@@ -15,7 +15,7 @@ from engine.search.evaluation import (
     learned_score, losing_features, reach, reach_and_attacks,
 )
 from engine.rules.bitboards import OCC
-from engine.rules.movegen import piece_attacks
+from engine.rules.attacks import piece_attacks
 
 
 def _random_positions(count: int, seed: int = 7) -> list[Game]:
@@ -37,16 +37,16 @@ def test_score_is_the_weights_dot_the_features_blended_by_phase():
     rng = random.Random(3)
     for game in _random_positions(300):
         moves, forcing = rng.randrange(-20, 21), rng.random() < 0.5
-        losing_features(game._row(), np.int64(moves), forcing, out)
+        losing_features(game.position(), np.int64(moves), forcing, out)
         pieces = min(PHASE_PIECES, sum(1 for square in range(64) if game.piece_at(square)))
         expected = (pieces * int(WEIGHTS[0] @ out) + (PHASE_PIECES - pieces) * int(WEIGHTS[1] @ out)) // PHASE_PIECES
-        assert learned_score(game._row(), np.int64(moves), forcing) == expected, game.fen()
+        assert learned_score(game.position(), np.int64(moves), forcing) == expected, game.fen()
 
 
 def test_features_count_material_and_squares_from_each_side():
     game = Game("antichess", "4k3/8/8/8/8/8/P6P/RN2K3 w - - 0 1")
     out = np.zeros(FEATURE_COUNT, dtype=np.int64)
-    losing_features(game._row(), np.int64(0), False, out)
+    losing_features(game.position(), np.int64(0), False, out)
     names = dict(zip(FEATURE_NAMES, out))
     assert names["material_P"] == 2 and names["material_R"] == 1 and names["material_N"] == 1
     assert names["material_K"] == 0  # one king each
@@ -80,7 +80,7 @@ def test_reach_and_attacks_counts_and_collects_what_python_chess_sees():
     piece (python-chess's attacks), and the attacked squares are `movegen.piece_attacks`."""
     checked = 0
     for game in _random_positions(200, seed=12):
-        row = game._row()
+        row = game.position()
         board = chess.Board(game.fen())
         occupied = row[OCC] | row[8 + OCC]
         for color in range(2):

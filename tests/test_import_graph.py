@@ -146,13 +146,148 @@ def test_the_command_line_is_its_own_package():
     assert 'antichess = "antichess.cli:main"' in text
 
 
-def test_the_search_does_not_import_the_game_facade():
-    """Inside `engine` the dependency is one-way: `engine.game` (whose `Game.search` calls the
-    Searcher) imports `engine.searcher`, never the reverse; moves come from `engine.moves`."""
+# Inside `engine`, the layers in dependency order: a module may import modules of its own
+# layer and of the layers before it, never after.  `precompile` and `bench` drive the whole
+# engine; the facade (`engine/__init__.py`) may name anything.
+ENGINE_LAYERS = (
+    ("engine.jit",),
+    ("engine.rules",),
+    ("engine.tablebase",),
+    ("engine.search",),
+    ("engine.precompile", "engine.bench"),
+)
+ADAPTERS = ("protocols", "textui", "tournaments", "antichess")
+
+
+def _layer(module: str) -> int:
+    """The index in ENGINE_LAYERS of an engine module (the most specific prefix wins)."""
+    best, length = None, -1
+    for index, prefixes in enumerate(ENGINE_LAYERS):
+        for prefix in prefixes:
+            if (module == prefix or module.startswith(prefix + ".")) and len(prefix) > length:
+                best, length = index, len(prefix)
+    assert best is not None, f"{module} is in no layer of ENGINE_LAYERS"
+    return best
+
+
+def engine_graph() -> dict[str, set[str]]:
+    """For each module of `engine`, the engine modules it imports (every import, lazy ones
+    too), without its own enclosing packages (which Python loads first in any case)."""
+    graph = {}
+    for path in _files("engine"):
+        module = _module_name(path)
+        ancestors = {".".join(module.split(".")[:n]) for n in range(1, module.count(".") + 1)}
+        if path.name == "__init__.py":
+            ancestors.add(module)
+        edges = set()
+        for name in imported_modules(path):
+            if name.split(".")[0] != "engine":
+                continue
+            while name and not _is_module(name):  # `from engine.x import Name`: the module engine.x
+                name = name.rpartition(".")[0]
+            if name and name not in ancestors and name != module:
+                edges.add(name)
+        graph[module] = edges
+    return graph
+
+
+def test_the_engine_modules_import_each_other_without_a_cycle():
+    graph = engine_graph()
+    assert len(graph) > 30
+    state: dict[str, int] = {}  # 1 on the current path, 2 done
+
+    def visit(module: str, path: list[str]) -> None:
+        state[module] = 1
+        for child in sorted(graph.get(module, ())):
+            if state.get(child) == 1:
+                cycle = path[path.index(child):] + [child] if child in path else [module, child]
+                pytest.fail("import cycle: " + " -> ".join(cycle))
+            if child not in state:
+                visit(child, path + [child])
+        state[module] = 2
+
+    for module in sorted(graph):
+        if module not in state:
+            visit(module, [module])
+
+
+def test_each_engine_module_imports_only_its_layer_and_those_before():
+    wrong = []
+    for module, edges in engine_graph().items():
+        if module == "engine":
+            continue  # the facade
+        for child in edges:
+            if child != "engine" and _layer(child) > _layer(module):
+                wrong.append(f"{module} -> {child}")
+            if child == "engine":
+                wrong.append(f"{module} -> engine (the facade is for other packages)")
+    assert not wrong, wrong
+
+
+def test_the_search_kernels_import_only_the_tables_indexing():
+    """Modules of `engine.search` that define kernels reach the endgame tables only through
+    `engine.tablebase.indexing`: the hot path depends on no builder, file or prober."""
+    for path in _files("engine"):
+        module = _module_name(path)
+        if not module.startswith("engine.search.") or "@kernel" not in path.read_text(encoding="utf-8"):
+            continue
+        tables = {child for child in engine_graph()[module] if child.startswith("engine.tablebase")}
+        assert tables <= {"engine.tablebase.indexing"}, (module, tables)
+
+
+@pytest.mark.parametrize("package", ADAPTERS)
+def test_adapters_use_only_the_engine_facade(package):
+    """`protocols`, `textui`, `tournaments` and `antichess` import `engine` itself, never one
+    of its modules (the facade exports all they need)."""
+    wrong = {}
+    for path in _files(package):
+        deep = sorted(name for name in imported_modules(path) if name.startswith("engine."))
+        if deep:
+            wrong[str(path.relative_to(ROOT))] = deep
+    assert not wrong, wrong
+
+
+def _private_members_of_engine() -> set[str]:
+    """The names of engine's private methods and attributes (`self._name`)."""
+    names = set()
+    for path in _files("engine"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self" \
+                    and node.attr.startswith("_") and not node.attr.startswith("__"):
+                names.add(node.attr)
+    return names
+
+
+@pytest.mark.parametrize("package", [*ADAPTERS, "tests", "tools", "benchmarks"])
+def test_no_other_package_touches_a_private_member_of_the_engine(package):
+    """Outside `engine`, no import of a private engine name and no use of an engine object's
+    private member (an attribute named like one of engine's `self._name`s, on anything but
+    `self`)."""
+    private = _private_members_of_engine()
+    assert "_legal" in private and "_stack" in private  # the reader finds them
+    wrong = []
+    for path in _files(package):
+        if path.name == "test_import_graph.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "engine":
+                wrong += [f"{path.name}: from {node.module} import {alias.name}" for alias in node.names
+                          if alias.name.startswith("_")]
+            elif isinstance(node, ast.Attribute) and node.attr in private \
+                    and not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls")):
+                wrong.append(f"{path.name}:{node.lineno}: .{node.attr}")
+    assert not wrong, wrong
+
+
+def test_the_rules_do_not_import_the_search():
+    """`engine.rules` (the game facade among them) loads no search or table module beyond
+    what `import engine` loads (the score conversions): a program that only plays moves
+    never loads the search."""
     import subprocess
 
-    probe = "import sys, engine.search.searcher; print('engine.rules.game' in sys.modules)"
+    probe = ("import sys, engine; before = set(sys.modules); import engine.rules.game; "
+             "print(sorted(m for m in set(sys.modules) - before if m.startswith(('engine.search', 'engine.tablebase'))))")
     done = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True,
-                          timeout=120)
+                          timeout=300)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "False"
+    assert done.stdout.strip() == "[]"

@@ -1,4 +1,4 @@
-"""The kernels run as plain Python while compilation is deferred (engine._jit), and agree
+"""The kernels run as plain Python while compilation is deferred (engine.jit), and agree
 with the compiled ones: the same legal moves, perft counts, outcomes and FENs in every rule
 set; an interpreted search keeps to its time; the switch to compiled kernels keeps games."""
 
@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from engine import Game
-from engine.rules.rulesets import RULE_SETS
+from engine import RULE_SETS
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -1,4 +1,4 @@
-"""The evaluation network (engine.network): its inputs mean what their names say (checked
+"""The evaluation network (engine.search.network): its inputs mean what their names say (checked
 against python-chess's attack masks), its score is the forward pass of its weights, the
 search adds it to the linear score, and tools/train_network.py fits and writes it."""
 
@@ -14,7 +14,8 @@ import numpy as np
 import pytest
 
 from engine import Game
-from engine.search import alphabeta as kernels
+from engine.search.state import MAX_PLY
+from engine.search.static import evaluate_losing, losing_terms
 from engine.search.evaluation import learned_score
 from engine.search.network import (
     ATTACKED_BY_THEM, ATTACKED_BY_US, CAPTURING, ENGINE_NETWORK_PATH, FIRST_LAYOUT_ROWS, HIDDEN, INPUTS, MAX_ACTIVE,
@@ -94,7 +95,7 @@ def _expected_inputs(fen: str) -> set[int]:
 def test_inputs_are_the_pieces_the_attacked_squares_the_attacked_pieces_and_the_offers():
     buffer = np.zeros(MAX_ACTIVE, dtype=np.int64)
     for game in _random_games(60):
-        n = network_inputs(game._row(), buffer)
+        n = network_inputs(game.position(), buffer)
         assert len(set(buffer[:n].tolist())) == n
         assert set(buffer[:n].tolist()) == _expected_inputs(game.fen()), game.fen()
 
@@ -105,7 +106,7 @@ def test_offers_count_pawn_pushes_and_en_prise_marks_the_attacked_pieces():
     # Black's h6 pawn attacks it.
     game = Game("antichess", "8/8/7p/3p2N1/8/8/4P3/8 w - - 0 1")
     buffer = np.zeros(MAX_ACTIVE, dtype=np.int64)
-    active = set(buffer[:network_inputs(game._row(), buffer)].tolist())
+    active = set(buffer[:network_inputs(game.position(), buffer)].tolist())
     # The knight could go to e4 as well; none of its other squares is attacked.
     assert {i - OUR_OFFERS for i in active if OUR_OFFERS <= i < OUR_OFFERS + 64} == {chess.E4}
     assert {i - THEIR_OFFERS for i in active if THEIR_OFFERS <= i < THEIR_OFFERS + 64} == set()
@@ -119,7 +120,7 @@ def test_capturing_input_is_on_exactly_when_the_side_to_move_must_capture():
     for game in _random_games(80, seed=13):
         if game.fen().split()[3] != "-":
             continue  # an en passant capture is a capture the input does not see
-        n = network_inputs(game._row(), buffer)
+        n = network_inputs(game.position(), buffer)
         must_capture = any(move.is_capture for move in game.legal_moves())
         assert (CAPTURING in buffer[:n].tolist()) == must_capture, game.fen()
         seen.add(must_capture)
@@ -130,7 +131,7 @@ def test_inputs_are_seen_from_the_side_to_move():
     white = Game("antichess", "8/8/8/8/8/8/4P3/8 w - - 0 1")  # our pawn on e2
     black = Game("antichess", "8/4p3/8/8/8/8/8/8 b - - 0 1")  # our pawn on e7: e2 seen from black
     buffers = [np.zeros(MAX_ACTIVE, dtype=np.int64) for _ in range(2)]
-    counts = [network_inputs(game._row(), buffer) for game, buffer in zip((white, black), buffers)]
+    counts = [network_inputs(game.position(), buffer) for game, buffer in zip((white, black), buffers)]
     assert counts == [3, 3]  # the pawn and the two squares it attacks
     assert sorted(buffers[0][:3]) == sorted(buffers[1][:3])
     assert OURS + chess.E2 in buffers[0][:3]
@@ -158,13 +159,13 @@ def test_score_is_the_forward_pass_of_the_weights(hidden):
     buffer = np.zeros(MAX_ACTIVE, dtype=np.int64)
     scores = []
     for game in _random_games(40, seed=5):
-        n = network_inputs(game._row(), buffer)
+        n = network_inputs(game.position(), buffer)
         expected = _reference_score(network, buffer[:n].tolist())
-        score = network_score(game._row(), network)
+        score = network_score(game.position(), network)
         assert abs(score - expected) <= 0.5 + 1e-3, game.fen()
         scores.append(score)
     assert len(set(scores)) > 10  # the weights make a difference
-    assert all(network_score(game._row(), no_network()) == 0 for game in _random_games(5))
+    assert all(network_score(game.position(), no_network()) == 0 for game in _random_games(5))
 
 
 def _float32_score(network: np.ndarray, active: list[int]) -> int:
@@ -187,8 +188,8 @@ def test_score_adds_the_rows_in_float32_in_order(hidden):
     network = _random_network(seed=6, hidden=hidden) * np.float32(40.0)
     buffer = np.zeros(MAX_ACTIVE, dtype=np.int64)
     for game in _random_games(40, seed=7):
-        n = network_inputs(game._row(), buffer)
-        assert network_score(game._row(), network) == _float32_score(network, buffer[:n].tolist()), game.fen()
+        n = network_inputs(game.position(), buffer)
+        assert network_score(game.position(), network) == _float32_score(network, buffer[:n].tolist()), game.fen()
 
 
 def test_the_search_scores_quiet_antichess_nodes_as_linear_plus_network():
@@ -198,14 +199,13 @@ def test_the_search_scores_quiet_antichess_nodes_as_linear_plus_network():
         moves = game.legal_moves()
         if len(moves) < 2 or any(move.is_capture for move in moves):
             continue
-        stack, mlist, idx = game._search_arrays(kernels.MAX_PLY + 4)
-        moves_difference, forcing = kernels.losing_terms(stack, np.int64(idx), game._rules_array, mlist)
-        linear = learned_score(game._row(), np.int64(moves_difference), forcing)
-        for weights in (network, no_network()):
-            score = kernels.evaluate_losing(stack, np.int64(idx), game._rules_array, mlist,
-                                            np.int64(len(moves)), weights)
-            assert score == linear + network_score(game._row(), weights)
-        game._legal = None
+        position = game.position()
+        with game.kernel_rows(MAX_PLY + 4) as (stack, mlist, idx, rules):
+            moves_difference, forcing = losing_terms(stack, np.int64(idx), rules, mlist)
+            linear = learned_score(position, np.int64(moves_difference), forcing)
+            for weights in (network, no_network()):
+                score = evaluate_losing(stack, np.int64(idx), rules, mlist, np.int64(len(moves)), weights)
+                assert score == linear + network_score(position, weights)
         checked += 1
     assert checked >= 5
 
@@ -246,7 +246,7 @@ def test_a_network_of_the_first_layout_loads_as_the_same_function(tmp_path):
     assert loaded.shape == (NETWORK_ROWS, HIDDEN)
     assert np.array_equal(loaded, full)
     for game in _random_games(10, seed=17):
-        assert network_score(game._row(), loaded) == network_score(game._row(), full)
+        assert network_score(game.position(), loaded) == network_score(game.position(), full)
 
 
 def test_training_lowers_the_loss_and_writes_a_network_the_engine_loads(tmp_path):
@@ -268,8 +268,8 @@ def test_training_lowers_the_loss_and_writes_a_network_the_engine_loads(tmp_path
     assert network.shape == (NETWORK_ROWS, HIDDEN)
     game = Game("antichess", chess.STARTING_FEN)
     buffer = np.zeros(MAX_ACTIVE, dtype=np.int64)
-    n = network_inputs(game._row(), buffer)
-    assert abs(network_score(game._row(), network) - _reference_score(network, buffer[:n].tolist())) <= 0.5 + 1e-3
+    n = network_inputs(game.position(), buffer)
+    assert abs(network_score(game.position(), network) - _reference_score(network, buffer[:n].tolist())) <= 0.5 + 1e-3
 
 
 def test_a_network_file_unpacks_to_the_parameters_it_was_packed_from():

@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PROBE = r"""
 import json
 import numba
-from engine.warmup import warmup
+from engine import warmup
 from engine.rules import movegen
 from engine.rules import bitboards
 progress = []
@@ -73,7 +73,7 @@ import json
 from numba.core.runtime import rtsys
 from engine import Game
 from engine.jit.cache import reference_counted
-from engine.search.searcher import Limits, Searcher
+from engine import Limits, Searcher
 from engine.search.alphabeta import negamax
 game = Game("antichess")
 game.push("e2e3")

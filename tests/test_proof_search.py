@@ -74,7 +74,7 @@ def test_move_counter_agrees_with_the_generator():
     legal move count, and the capture count, that it replaces."""
     import random
 
-    from engine.search.alphabeta import count_moves_and_captures
+    from engine.search.static import count_moves_and_captures
 
     rng = random.Random(5)
     checked_captures = 0
@@ -86,10 +86,9 @@ def test_move_counter_agrees_with_the_generator():
                 if not moves:
                     break
                 game.push(rng.choice(moves))
-            stack, _, idx = game._search_arrays(4)
             if game.outcome() is None:
                 legal = game.legal_moves()
-                moves, captures = count_moves_and_captures(stack[idx], game._rules_array)
+                moves, captures = count_moves_and_captures(game.position(), game.rules_array)
                 assert moves == len(legal), game.fen()
                 assert captures == sum(1 for move in legal if move.is_capture), game.fen()
                 checked_captures += captures > 0

@@ -7,10 +7,9 @@ import time
 
 import pytest
 
-from engine import Game, Limits, Searcher
+from engine import RULE_SETS, Game, Limits, Searcher
 from engine.search.network import NETWORK
-from engine.search.searcher import unstable_iteration
-from engine.rules.rulesets import RULE_SETS
+from engine.search.timing import unstable_iteration
 
 
 MULTIPV_SLACK = 100  # centipawns: see test_multipv_lines_are_the_best_moves_with_exact_scores
@@ -19,7 +18,7 @@ LINE_SLACK = 150  # centipawns, compulsory capture only: see the same test
 
 def test_finds_a_mate_in_one():
     game = Game("chess", "6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1")
-    result = game.search(depth=4)
+    result = Searcher().search(game, depth=4)
     assert result.best_move.uci() == "a1a8"
     assert result.info.mate == 1
 
@@ -28,7 +27,7 @@ def test_antichess_gives_away_its_last_piece():
     # White's rook must be taken if it steps onto the b-file or the eighth rank: then white
     # has no pieces and wins.
     game = Game("antichess", "1r6/8/8/8/8/8/8/R7 w - - 0 1")
-    result = game.search(depth=4)
+    result = Searcher().search(game, depth=4)
     assert result.best_move.uci() in {"a1b1", "a1a8"}
     assert result.info.mate is not None and result.info.mate > 0
 
@@ -37,7 +36,7 @@ def test_sees_being_mated():
     # Black's only move is Kg8; Qf8+ would be met by Kxf8, but Qf2 Kh8 Qf8 mates: black is
     # mated in two.
     game = Game("chess", "7k/8/6K1/8/8/8/8/5Q2 b - - 0 1")
-    result = game.search(depth=4)
+    result = Searcher().search(game, depth=4)
     assert result.best_move.uci() == "h8g8"
     assert result.info.mate == -2
 
@@ -47,7 +46,7 @@ def test_plays_a_legal_move_and_leaves_the_game_unchanged(variant):
     game = Game(variant)
     game.push(game.legal_moves()[-1])
     fen, moves = game.fen(), game.legal_moves()
-    result = game.search(depth=3)
+    result = Searcher().search(game, depth=3)
     assert result.best_move in moves
     assert game.fen() == fen and game.legal_moves() == moves
     assert result.info.depth == 3 and result.info.nodes > 0
@@ -56,9 +55,9 @@ def test_plays_a_legal_move_and_leaves_the_game_unchanged(variant):
 
 def test_pass_and_game_over():
     must_pass = Game("mit-antichess", "k7/2K4p/1P5P/8/8/8/8/8 b - - 0 1")
-    assert must_pass.search(depth=3).best_move.is_pass
+    assert Searcher().search(must_pass, depth=3).best_move.is_pass
     over = Game("mit-antichess", "7k/8/5K2/8/8/8/8/R7 b - - 0 1")
-    assert over.search(depth=3).best_move is None
+    assert Searcher().search(over, depth=3).best_move is None
 
 
 def test_stop_really_stops_an_infinite_search():
@@ -77,16 +76,17 @@ def test_stop_really_stops_an_infinite_search():
 
 
 def test_node_limit():
-    result = Game("chess").search(nodes=20000)
+    result = Searcher().search(Game("chess"), nodes=20000)
     assert 0 < result.info.nodes <= 20000 + 4096
     assert result.best_move is not None
 
 
 def test_movetime_is_respected():
     game = Game("giveaway")
-    game.search(depth=1)
+    searcher = Searcher()
+    searcher.search(game, depth=1)
     started = time.perf_counter()
-    result = game.search(movetime=0.3)
+    result = searcher.search(game, movetime=0.3)
     assert time.perf_counter() - started < 1.5
     assert result.best_move in game.legal_moves()
 
@@ -127,7 +127,7 @@ def test_a_depth_limit_with_a_clock_skips_the_proof_stage():
     # With a long clock the proof stage alone would take seconds; depth 2 must not.
     game = Game("mit-antichess")
     started = time.perf_counter()
-    result = game.search(depth=2, wtime=300.0, btime=300.0)
+    result = Searcher().search(game, depth=2, wtime=300.0, btime=300.0)
     assert result.info.depth == 2
     assert time.perf_counter() - started < 2.0
 
@@ -142,20 +142,20 @@ def test_the_proof_stage_budget_follows_the_measured_proof_rate(monkeypatch):
     searcher = Searcher(hash_mb=1)
     limits = Limits(wtime=10.0, btime=10.0, winc=0.1, binc=0.1, overhead=0.0)
     budgets = []
-    real_prove = searcher.prove
+    real_prove = searcher.prove_rows
 
-    def slow_prove(game, prover, max_nodes):
+    def slow_prove(rows, prover, max_nodes):
         budgets.append(max_nodes)
-        status, children = real_prove(game, prover, min(max_nodes, 20000))
+        status, children = real_prove(rows, prover, min(max_nodes, 20000))
         time.sleep(0.1)  # 20,000 nodes at most in over 0.1 s: well under 200,000 a second
         return status, children
 
-    monkeypatch.setattr(searcher, "prove", slow_prove)
+    monkeypatch.setattr(searcher, "prove_rows", slow_prove)
     soft, _ = searcher.budget(game, limits)
     searcher.search(game, limits)
     assert len(budgets) == 2  # no win proven in 20,000 nodes: both proof searches ran
     assert budgets[0] == int(searcher_module.PROOF_RATE * searcher_module.PROOF_SHARE * soft)
-    assert 0 < searcher._proof_rate < 0.6 * searcher_module.PROOF_RATE
+    assert 0 < searcher.proof_rate < 0.6 * searcher_module.PROOF_RATE
     budgets.clear()
     searcher.search(game, limits)
     assert budgets[0] < 0.6 * searcher_module.PROOF_RATE * searcher_module.PROOF_SHARE * soft
@@ -195,64 +195,76 @@ def test_transposition_pairs_keep_the_deep_entry_against_shallow_ones():
     the same pair must not evict a deep entry, and the newest shallow entry is still found."""
     import numpy as np
 
-    from engine.search import alphabeta as kernels
+    from engine.search import tt
 
     keys = np.zeros(1024, dtype=np.uint64)
     data = np.zeros(1024, dtype=np.int64)
     deep, others = np.uint64(0x1234_0000_0000_0006), [np.uint64((n << 20) | 6) for n in range(1, 6)]
-    kernels._tt_store(keys, data, deep, np.int64(77), np.int64(150), np.int64(9), np.int64(kernels.BOUND_EXACT), np.int64(0))
+    tt.store(keys, data, deep, np.int64(77), np.int64(150), np.int64(9), np.int64(tt.BOUND_EXACT), np.int64(0))
     for n, key in enumerate(others):
-        kernels._tt_store(keys, data, key, np.int64(n + 1), np.int64(-20), np.int64(0), np.int64(kernels.BOUND_LOWER), np.int64(3))
-    entry = kernels._tt_probe(keys, data, deep)
-    assert entry >= 0 and entry & 0xFFFFF == 77 and kernels._tt_score(entry, np.int64(0)) == 150
-    assert (entry >> 36) & 255 == 9
-    newest = kernels._tt_probe(keys, data, others[-1])
-    assert newest >= 0 and newest & 0xFFFFF == 5
-    assert kernels._tt_probe(keys, data, others[0]) == -1  # replaced in the second slot
+        tt.store(keys, data, key, np.int64(n + 1), np.int64(-20), np.int64(0), np.int64(tt.BOUND_LOWER), np.int64(3))
+    entry = tt.read(tt.TranspositionTable(keys, data), deep)
+    assert entry == tt.Entry(move=77, score=150, depth=9, bound=tt.BOUND_EXACT)
+    assert tt.entry_score(tt.probe(keys, data, deep), np.int64(0)) == 150
+    newest = tt.read(tt.TranspositionTable(keys, data), others[-1])
+    assert newest is not None and newest.move == 5
+    assert tt.probe(keys, data, others[0]) == -1  # replaced in the second slot
     # A shallower bound for the deep key keeps the deep entry; an exact result replaces it.
-    kernels._tt_store(keys, data, deep, np.int64(78), np.int64(10), np.int64(2), np.int64(kernels.BOUND_UPPER), np.int64(0))
-    assert kernels._tt_probe(keys, data, deep) & 0xFFFFF == 77
-    kernels._tt_store(keys, data, deep, np.int64(79), np.int64(10), np.int64(2), np.int64(kernels.BOUND_EXACT), np.int64(0))
-    assert kernels._tt_probe(keys, data, deep) & 0xFFFFF == 79
+    tt.store(keys, data, deep, np.int64(78), np.int64(10), np.int64(2), np.int64(tt.BOUND_UPPER), np.int64(0))
+    assert tt.entry_move(tt.probe(keys, data, deep)) == 77
+    tt.store(keys, data, deep, np.int64(79), np.int64(10), np.int64(2), np.int64(tt.BOUND_EXACT), np.int64(0))
+    assert tt.entry_move(tt.probe(keys, data, deep)) == 79
+
+
+def test_transposition_entries_keep_mate_distances_relative_to_the_node():
+    """A mate stored at ply p and read back at ply q keeps its distance from the node."""
+    import numpy as np
+
+    from engine.search import tt
+    from engine.search.scores import MATE
+
+    keys = np.zeros(1024, dtype=np.uint64)
+    data = np.zeros(1024, dtype=np.int64)
+    key = np.uint64(0xABCD_0000_0000_0010)
+    tt.store(keys, data, key, np.int64(5), np.int64(MATE - 7), np.int64(4), np.int64(tt.BOUND_EXACT), np.int64(3))
+    assert tt.read(tt.TranspositionTable(keys, data), key).score == MATE - 4  # 4 plies from the node
+    assert tt.entry_score(tt.probe(keys, data, key), np.int64(5)) == MATE - 9
 
 
 def _null_window_node(game, depth, alpha, beta):
     """negamax on the current position as an inner node (ply 1); returns (score, nodes)."""
     import numpy as np
 
-    from engine.search import alphabeta as kernels
+    from engine.search.alphabeta import negamax
+    from engine.search.state import MAX_PLY, STATE_NODES
 
     searcher = Searcher(16)
-    stack, mlist, idx = searcher._alpha_beta_arrays(game)
-    searcher.state[:] = 0
-    score = kernels.negamax(
-        stack, np.int64(idx), np.int64(depth), np.int64(alpha), np.int64(beta), np.int64(1),
-        game._rules_array, mlist, searcher.scores, searcher.tt_keys, searcher.tt_data,
-        searcher.killers, searcher.history, searcher.pv, searcher.pv_length, searcher.state,
-        searcher.control, searcher.excluded, searcher._probing, searcher.network)
-    game._legal = None
-    return int(score), int(searcher.state[kernels.STATE_NODES])
+    with game.kernel_rows(MAX_PLY + 4) as (stack, mlist, idx, rules):
+        arrays = searcher.kernel_arrays(stack.shape[0])
+        arrays.state[:] = 0
+        score = negamax(stack, np.int64(idx), np.int64(depth), np.int64(alpha), np.int64(beta), np.int64(1),
+                        rules, mlist, arrays)
+    return int(score), int(arrays.state[STATE_NODES])
 
 
 def _static_losing_score(game):
     import numpy as np
 
-    from engine.search import alphabeta as kernels
+    from engine.search.state import MAX_PLY
+    from engine.search.static import evaluate_losing
 
-    stack, mlist, idx = game._search_arrays(kernels.MAX_PLY + 4)
     moves = np.int64(len(game.legal_moves()))
-    score = int(kernels.evaluate_losing(stack, np.int64(idx), game._rules_array, mlist, moves, NETWORK))
-    game._legal = None
-    return score
+    with game.kernel_rows(MAX_PLY + 4) as (stack, mlist, idx, rules):
+        return int(evaluate_losing(stack, np.int64(idx), rules, mlist, moves, NETWORK))
 
 
 def test_static_pruning_cuts_only_quiet_null_window_nodes_far_above_beta():
     """Under compulsory capture a quiet node off the principal variation, near the horizon,
     whose static score clears beta by the margin per ply, returns that score at once; a wide
     window, a forced (capture) node or a score short of the margin is searched."""
-    from engine.search import alphabeta as kernels
+    from engine.search.alphabeta import FUTILITY_MARGIN
 
-    margin = kernels.FUTILITY_MARGIN
+    margin = FUTILITY_MARGIN
     quiet = Game("antichess")
     static = _static_losing_score(quiet)
     beta = static - 2 * margin
@@ -287,8 +299,7 @@ def test_multipv_lines_are_the_best_moves_with_exact_scores(variant, fen):
     fails low against the k-th score in a null-window search can score a little above it in
     a full window (docs/search.md, "Evaluation network" and "Stand-pat quiescence"), so the
     left-out moves get MULTIPV_SLACK centipawns; leaving out the best move, or ranking lines
-    wrongly, misses by far more.  Under compulsory capture, late-move pruning (eleventh
-    session) makes a line's score depend on the windows its subtree was searched with: a
+    wrongly, misses by far more.  Under compulsory capture, late-move pruning makes a line's score depend on the windows its subtree was searched with: a
     line's null-window test prunes the late replies two plies down and leaves table entries
     that its exact search then reuses (1.e3 e5 2.Be2: -179 in MultiPV 16, -309 alone), so
     the lines get LINE_SLACK centipawns there; elsewhere they are exact."""
@@ -345,13 +356,13 @@ def test_quiescence_stands_pat_on_a_choice_of_captures_below_the_horizon():
     """Under compulsory capture, at the horizon a node with a choice of captures takes its
     static score as a floor: at or above beta it returns it without searching; otherwise its
     score is at least that.  A single forced capture is still followed (no stand-pat)."""
-    from engine.search import alphabeta as kernels
+    from engine.search.scores import INFINITY
 
     choice = Game("antichess", "rnbqkbnr/ppp2ppp/8/3pp3/3PP3/8/PPP2PPP/RNBQKBNR w - - 0 1")
     assert sum(move.is_capture for move in choice.legal_moves()) == len(choice.legal_moves()) == 2
     static = _static_losing_score(choice)
     assert _null_window_node(choice, 0, static - 1, static) == (static, 1)
-    score, nodes = _null_window_node(choice, 0, -kernels.INFINITY, kernels.INFINITY)
+    score, nodes = _null_window_node(choice, 0, -INFINITY, INFINITY)
     assert score >= static and nodes > 1
 
     single = Game("antichess", "rnbqkbnr/ppp1pppp/8/3p4/4P3/8/PPPP1PPP/RNBQKBNR w - - 0 1")

@@ -11,8 +11,8 @@ import time
 import pytest
 
 from engine import Game, Limits, Searcher
-from engine.bench import BENCH_POSITIONS
-from engine.search.alphabeta import MATE
+from engine import BENCH_POSITIONS
+from engine.search.scores import MATE
 from protocols.transcript import EngineDriver, run_transcript
 
 

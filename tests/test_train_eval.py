@@ -38,7 +38,7 @@ def test_label_asks_a_uci_teacher_for_each_position_in_order():
         "1r6/8/8/8/8/8/8/R7 b - - 0 1",  # the same with black to move: black offers, wins
         "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w - - 0 1",
     ]
-    rows = np.array([Game("antichess", fen)._row().copy() for fen in fens], dtype=np.uint64)
+    rows = np.array([Game("antichess", fen).position() for fen in fens], dtype=np.uint64)
     data = {"rows": rows, "results": np.array([1.0, 1.0, 0.5]), "plies": np.zeros(3, dtype=np.int64),
             "games": np.arange(3)}
     teacher = f"{sys.executable} -m antichess uci"
@@ -53,8 +53,8 @@ def test_label_asks_a_uci_teacher_for_each_position_in_order():
 def test_captures_adds_the_must_capture_positions_of_the_same_games():
     """`play --captures` plays the same games and keeps, besides the quiet positions, those
     where the side to move must capture and has a choice; `quiet_positions` takes them out."""
-    from engine.rules.rulesets import get_rule_set
-    from engine.search.alphabeta import count_moves_and_captures
+    from engine import get_rule_set
+    from engine.search.static import count_moves_and_captures
 
     quiet = train_eval.play(6, 200, seed=7, report=lambda line: None)
     both = train_eval.play(6, 200, seed=7, report=lambda line: None, captures=True)
@@ -160,7 +160,7 @@ def test_play_teacher_plays_one_game_from_each_start_position(tmp_path):
         mine = data["games"] == number
         first = np.flatnonzero(mine)[0]
         start = Game("antichess", fen=fen)
-        assert np.array_equal(data["rows"][first], start._row())
+        assert np.array_equal(data["rows"][first], start.position())
         # The fake teacher scores 7 x the moves it was sent after the FEN.
         assert np.array_equal(data["teacher"][mine], 7.0 * (data["plies"][mine] - start.ply))
 

@@ -1,9 +1,8 @@
 #!/bin/bash
 # Several GSPRTs at once, each candidate against one base, for a machine with many cores
-# (docs/search.md, "Search changes of the fifteenth session": three tests of 5 games at a
-# time on 16 cores).  Every directory is a checkout of the engine (a git worktree or an
+# (three tests of 5 games at a time on 16 cores; docs/search.md, "How changes are tested").  Every directory is a checkout of the engine (a git worktree or an
 # exported tree); each is warmed up first, then each candidate plays the base with the
-# runner and test of every earlier session (3+0.03, antichess book, colour-swapped pairs,
+# runner and test every search change is judged by (3+0.03, antichess book, colour-swapped pairs,
 # elo0=0 elo1=25 alpha=beta=0.1, at most 400 games), all tests side by side.
 #
 #   tools/gsprt_batch.sh OUTDIR SECONDS CONCURRENCY SEED BASE CANDIDATE...

@@ -1,11 +1,11 @@
 #!/bin/sh
-# Rebuild engine/eval_network.npz from scratch (docs/search.md, "Evaluation network",
-# "Stand-pat quiescence" and the nineteenth session): six data runs, two at a time (about 75
+# Rebuild engine/search/eval_network.npz from scratch (docs/search.md, "Evaluation network";
+# docs/experiments.md, the network table): six data runs, two at a time (about 75
 # minutes on two cores), then the fit (about 10 minutes); then the fine-tuning on the master
 # build's games from real match positions (tools/data/network-starts.fen.gz, 13,489 positions
 # of our games against it) and from random openings at 15,000 nodes (about 75 minutes more);
 # then the master build's games from new random openings (7.3 core-hours) and a last
-# fine-tuning on those (twenty-second session, about 10 minutes).
+# fine-tuning on those (about 10 minutes).
 #
 #   tools/make_network.sh PATH/fairy-stockfish-c19b5f6c [OUTDIR]
 #
@@ -38,8 +38,8 @@ python3 tools/train_eval.py play-teacher --captures --teacher "$teacher" --games
 wait "$third"
 python3 tools/train_network.py --data "$out/self-11.npz,$out/fsf-21.npz,$out/fsf-22.npz,$out/fsf-23.npz,$out/self-31-captures.npz,$out/fsf-31-captures.npz" \
     --out "$out/first.npz"
-# Fine-tuning (nineteenth session): the master build plays one game from each match position
-# (the two halves side by side), and two runs at 15,000 nodes a move (fourteenth session).
+# Fine-tuning: the master build plays one game from each match position (the two halves side
+# by side), and two runs at 15,000 nodes a move.
 gunzip -c tools/data/network-starts.fen.gz | awk 'NR % 2 == 1' > "$out/starts-a.fen"
 gunzip -c tools/data/network-starts.fen.gz | awk 'NR % 2 == 0' > "$out/starts-b.fen"
 python3 tools/train_eval.py play-teacher --captures --teacher "$teacher" --starts "$out/starts-a.fen" --games 20000 --teacher-nodes 6000 --data "$out/starts-a.npz" &
@@ -52,11 +52,11 @@ python3 tools/train_eval.py play-teacher --captures --teacher "$teacher" --games
 wait "$fifth"
 python3 tools/train_network.py --data "$out/starts-a.npz,$out/starts-b.npz,$out/fsf15k-51.npz,$out/fsf15k-52.npz" \
     --init "$out/first.npz" --epochs 30 --rate 1e-3 --out "$out/second.npz"
-# Twenty-second session: the master build's games from new random openings (the twenty-first
-# session's three calls of tools/teacher_games.sh, 560 s each on 16 cores: 7.3 core-hours; the
-# same core-time here on every core), then 20 epochs on them and the 15,000-node games.  The
-# shipped network took this step from the nineteenth session's, with zero weights for the
-# attacked-piece and offer inputs (engine/network.py loads a file of that first layout so);
+# Last: the master build's games from new random openings (three calls of
+# tools/teacher_games.sh, 560 s each on 16 cores: 7.3 core-hours; the same core-time here on
+# every core), then 20 epochs on them and the 15,000-node games.  The shipped network took
+# this step from an earlier fit of the first input layout, with zero weights for the
+# attacked-piece and offer inputs (engine/search/network.py loads a file of that first layout so);
 # here those inputs are fitted from the first fit on.
 seconds=$((560 * 16 / $(nproc)))
 for first in 10000 20000 30000; do

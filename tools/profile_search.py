@@ -38,9 +38,8 @@ def main() -> int:
     args = parser.parse_args()
     os.environ["ANTICHESS_CACHE_DIR"] = tempfile.mkdtemp(prefix="antichess-profile-")
 
-    from engine.rules.game import Game
+    from engine import Game, Limits, Searcher
     from engine.search.alphabeta import search_root
-    from engine.search.searcher import Limits, Searcher
     from tournaments.openings import read_epd
 
     book = ROOT / "tournaments" / "books" / "antichess.epd"

@@ -1,7 +1,6 @@
 #!/bin/bash
 # The master build's games against itself from random openings, on every core for a fixed
-# time, for a lent many-core machine (docs/search.md, "Twenty-first session": 27,700 games in
-# three calls of 9.3 minutes on 16 cores).
+# time, for a many-core machine (27,700 games in three calls of 9.3 minutes on 16 cores).
 #
 #   tools/teacher_games.sh TEACHER SECONDS FIRST_SEED OUTDIR [JOBS] [PARTS]
 #

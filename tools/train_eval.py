@@ -14,7 +14,7 @@ node count per move (proof search off, so the games are reproducible), each star
 4 to 8 uniformly random plies (seeded).  Every quiet position after the random opening (the
 side to move has at least two legal moves and no capture) is kept with the game's result from
 the side to move's point of view (1 win, 0.5 draw, 0 loss); games longer than 300 plies are
-draws.  `--no-network` plays without the evaluation network (engine/network.py), as every
+draws.  `--no-network` plays without the evaluation network (engine/search/network.py), as every
 version before it did.  `play-teacher`: the same with a UCI engine (e.g. Fairy-Stockfish)
 playing both sides at a fixed node count, refereed by the project's rules; its results carry
 the stronger engine's judgment (tools/train_network.py fits the network on both kinds), and
@@ -24,11 +24,11 @@ each kept position also gets the score the engine reported for the move it playe
 file; `play-teacher --starts` then plays one game from each instead of from random plies, so
 the results label the positions our engine actually meets.  `merge`: several data files
 as one (games renumbered, commands joined), as `tools/teacher_games.sh` uses it.
-`label`: a UCI teacher's score for each position.  `fit`: the features of `engine.evaluation.losing_features` for each position, then a
+`label`: a UCI teacher's score for each position.  `fit`: the features of `engine.search.evaluation.losing_features` for each position, then a
 logistic (Texel) fit of the weights: the evaluation in centipawns, through
 1 / (1 + exp(-score / SCALE)), should predict the result; L2-regularised, full-batch
 gradient descent (NumPy only).  The weights go to a JSON file in `engine/` that
-`engine.evaluation` loads (and that is part of the kernel cache key).
+`engine.search.evaluation` loads (and that is part of the kernel cache key).
 """
 
 from __future__ import annotations
@@ -83,7 +83,7 @@ def play(games: int, nodes: int, seed: int, report=print, network: bool = True,
          captures: bool = False) -> dict[str, np.ndarray]:
     """Self-play `games` antichess games; the quiet positions with their results (with
     `captures`, also those where the side to move must capture and has a choice).  With
-    `network` False the engine plays without its evaluation network (engine.network)."""
+    `network` False the engine plays without its evaluation network (engine.search.network)."""
     from engine import Game, Limits, Searcher
     from engine.search.network import no_network
 
@@ -105,7 +105,7 @@ def play(games: int, nodes: int, seed: int, report=print, network: bool = True,
         while game.outcome() is None and game.ply < MAX_PLIES:
             moves = game.legal_moves()
             if _kept(moves, captures):
-                kept.append((game._row().copy(), 0 if game.turn == "white" else 1, game.ply))
+                kept.append((game.position(), 0 if game.turn == "white" else 1, game.ply))
             result = searcher.search(game, Limits(nodes=nodes, proof=False))
             game.push(result.best_move)
         _collect(game, kept, number, columns)
@@ -206,7 +206,7 @@ def play_teacher(command: str, games: int, nodes: int, seed: int, report=print,
             send(f"go nodes {nodes}")
             move, score = best_move()
             if _kept(moves, captures):
-                kept.append((game._row().copy(), 0 if game.turn == "white" else 1, game.ply))
+                kept.append((game.position(), 0 if game.turn == "white" else 1, game.ply))
                 scores.append(score)
             game.push(move)
         _collect(game, kept, number, columns, scores)
@@ -286,7 +286,7 @@ def label(data: dict, teacher: str, nodes: int, workers: int, limit: int | None,
     import threading
 
     from engine.rules.fen import format_fen
-    from engine.rules.rulesets import get_rule_set
+    from engine import get_rule_set
 
     keep = np.arange(len(data["rows"]))
     if limit is not None and limit < len(keep):
@@ -342,13 +342,13 @@ def teacher_targets(data: dict, weight: float) -> tuple[np.ndarray, float]:
 
 
 def features(rows: np.ndarray) -> np.ndarray:
-    """The feature matrix (one row per position) of `engine.evaluation.losing_features`, with
+    """The feature matrix (one row per position) of `engine.search.evaluation.losing_features`, with
     the legal-move terms computed as the search computes them (engine.search.losing_terms),
-    twice: scaled by the opening share of `engine.evaluation.phase`, then by the endgame's."""
+    twice: scaled by the opening share of `engine.search.evaluation.phase`, then by the endgame's."""
     from engine.rules.bitboards import MAX_MOVES, POS_SIZE
     from engine.search.evaluation import FEATURE_COUNT, PHASE_PIECES, losing_features, phase
-    from engine.rules.rulesets import get_rule_set
-    from engine.search.alphabeta import losing_terms
+    from engine import get_rule_set
+    from engine.search.static import losing_terms
 
     rules = get_rule_set("antichess").to_array()
     stack = np.zeros((2, POS_SIZE), dtype=np.uint64)
@@ -368,8 +368,8 @@ def features(rows: np.ndarray) -> np.ndarray:
 def quiet_positions(data: dict) -> dict:
     """`data` without the positions where the side to move must capture (`--captures` data):
     the linear evaluation scores quiet positions only."""
-    from engine.rules.rulesets import get_rule_set
-    from engine.search.alphabeta import count_moves_and_captures
+    from engine import get_rule_set
+    from engine.search.static import count_moves_and_captures
 
     rules = get_rule_set("antichess").to_array()
     quiet = np.array([count_moves_and_captures(row, rules)[1] == 0 for row in data["rows"]], dtype=bool)
@@ -559,7 +559,7 @@ def main() -> int:
         out = Path(args.out) if args.out else ENGINE_WEIGHTS_PATH
         write_json(out, {
             "about": ("Antichess evaluation weights (centipawns per feature unit) fitted by "
-                      "tools/train_eval.py; feature names in engine/evaluation.py."),
+                      "tools/train_eval.py; feature names in engine/search/evaluation.py."),
             "data": data["command"],
             "fit": f"python3 tools/train_eval.py fit --scale {args.scale} --l2 {args.l2} --steps {args.steps}{fit_note}",
             "positions": int(len(results)), "games": int(data["games"].max() + 1),

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Fit the evaluation network (engine/network.py) on played games: positions, results, weights.
+"""Fit the evaluation network (engine/search/network.py) on played games: positions, results, weights.
 
     python3 tools/train_network.py --data A.npz[,B.npz...] [--out engine/eval_network.npz]
 
@@ -8,8 +8,8 @@ positions with the game's result for the side to move: quiet ones, and with `--c
 those where the side to move must capture, which the quiescence search scores when it stands
 pat).  For each position the target is
 the result; the prediction is sigmoid((linear + network) / SCALE), with `linear` the
-shipped linear evaluation (engine.evaluation.learned_score, held fixed) and `network` the
-one-hidden-layer correction of engine/network.py, so the network learns only what the linear
+shipped linear evaluation (engine.search.evaluation.learned_score, held fixed) and `network` the
+one-hidden-layer correction of engine/search/network.py, so the network learns only what the linear
 score misses.  Mini-batch Adam on the cross-entropy (NumPy only); every tenth game is held
 out, and the weights of the epoch with the lowest held-out loss are written (atomically).
 
@@ -39,8 +39,8 @@ def prepare(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     from engine.rules.bitboards import MAX_MOVES, POS_SIZE
     from engine.search.evaluation import learned_score
     from engine.search.network import MAX_ACTIVE, PADDING, network_inputs
-    from engine.rules.rulesets import get_rule_set
-    from engine.search.alphabeta import losing_terms
+    from engine import get_rule_set
+    from engine.search.static import losing_terms
 
     rules = get_rule_set("antichess").to_array()
     stack = np.zeros((2, POS_SIZE), dtype=np.uint64)
@@ -86,7 +86,7 @@ def evaluate_loss(params, active, linear, results, inputs, scale, batch=16384) -
 
 
 def unpack(network: np.ndarray) -> dict:
-    """The training parameters of a network laid out as engine.network keeps it (see `pack`)."""
+    """The training parameters of a network laid out as engine.search.network keeps it (see `pack`)."""
     from engine.search.network import INPUTS, ROW_B1, ROW_B2, ROW_W2
 
     return {"w1": network[:INPUTS + 1].astype(np.float32), "b1": network[ROW_B1].astype(np.float32),
@@ -146,7 +146,7 @@ def train(active, linear, results, held_out, hidden: int, inputs: int, scale: fl
 
 
 def pack(params: dict) -> np.ndarray:
-    """The weights as engine.network lays them out (NETWORK_ROWS x hidden units, float32)."""
+    """The weights as engine.search.network lays them out (NETWORK_ROWS x hidden units, float32)."""
     from engine.search.network import NETWORK_ROWS, ROW_B1, ROW_B2, ROW_W2, INPUTS
 
     hidden = params["w1"].shape[1]

@@ -88,7 +88,7 @@ def _marker_name(directory: Path = ENGINE_DIR) -> str:
     return "complete-" + digest.hexdigest()[:12]
 
 
-COMPLETE_MARKER = CACHE_DIR / _marker_name()  # written by engine.warmup once every kernel is cached
+COMPLETE_MARKER = CACHE_DIR / _marker_name()  # written by engine.precompile once every kernel is cached
 
 
 def load_numba():

@@ -126,7 +126,7 @@ class Game:
         self.set_fen(self.rules.start_fen)
 
     def fen(self) -> str:
-        """FEN of the current position (anti-kings `A`/`a`; see engine.fen)."""
+        """FEN of the current position (anti-kings `A`/`a`; see engine.rules.fen)."""
         return format_fen(self._row(), self.rules)
 
     @property

@@ -1,6 +1,6 @@
 """`Move`: a move as the kernels encode it, with its UCI and course notations.
 
-Numba-free and free of `Game`, so the search (`engine.searcher`) can return moves without
+Numba-free and free of `Game`, so the search (`engine.search.searcher`) can return moves without
 importing the game facade that calls it.
 """
 

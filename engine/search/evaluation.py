@@ -19,7 +19,7 @@ entry is a pair [opening, endgame], or one number for both.
 
 It applies where every pseudo-legal move is legal (no royal king, no anti-kings: antichess,
 giveaway, suicide, hackerrank); the search keeps its hand-written terms elsewhere.  The
-weights file is part of the engine's source hash (engine._jit), so new weights never meet
+weights file is part of the engine's source hash (engine.jit), so new weights never meet
 stale compiled code.
 """
 

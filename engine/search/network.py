@@ -20,7 +20,7 @@ top to bottom when Black is to move, so "ours" always move up the board):
 
 The network is h = clip(W1 . x + b1, 0, 1), one layer of hidden units (as many as the file
 has), and out = w2 . h + b2 in centipawns, added to the linear score of
-`engine.evaluation.learned_score`: it learns what that score misses (which pieces stand
+`engine.search.evaluation.learned_score`: it learns what that score misses (which pieces stand
 where the other side attacks, what can be offered, and what attacks what), fitted by
 `tools/train_network.py` on game results.
 
@@ -70,7 +70,7 @@ def _add_rows(matrix, rows, n, out):
 
 
 # out[:HIDDEN] += matrix[rows[i], :HIDDEN] for each i < n, in order: the hidden layer's sums
-# held in vector registers (engine._jit), the same float32 additions as the loop it replaces.
+# held in vector registers (engine.jit), the same float32 additions as the loop it replaces.
 add_rows_of_default_width = native("add_rows_32", _add_rows)
 FIRST_LAYOUT_ROWS = CAPTURING + 5  # the rows of a file with only the inputs up to CAPTURING
 
@@ -90,8 +90,8 @@ def load_network(path=ENGINE_NETWORK_PATH) -> np.ndarray:
     except FileNotFoundError:
         return no_network()
     if weights.ndim == 2 and weights.shape[0] == FIRST_LAYOUT_ROWS:
-        # A network of the layout before the attacked-piece and offer inputs (up to the
-        # twenty-first session): the same function with zero weights for those inputs.
+        # A network of the first layout, before the attacked-piece and offer inputs: the
+        # same function with zero weights for those inputs.
         padded = np.zeros((NETWORK_ROWS, weights.shape[1]), dtype=np.float32)
         padded[:CAPTURING + 1] = weights[:CAPTURING + 1]
         padded[ROW_B1:] = weights[CAPTURING + 2:]

@@ -7,12 +7,13 @@ enough), the others are AND nodes (every reply must lose).  A repetition of a po
 the path, a draw, or running past the depth cap counts as "not a win" for the prover, so a
 proof found here is sound; transpositions are not merged.
 
-Arrays (from `engine.searcher.ProofTree`): parent, first_child, next_sibling, move: int32
-[capacity]; proof, disproof: int64[capacity]; state int64[STATE_SIZE] (nodes used);
+The tree is a `ProofTree` (`new_proof_tree`); state int64[STATE_SIZE] (nodes used);
 control int64 (the search's stop flag, read atomically).
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import numpy as np
 
@@ -25,6 +26,24 @@ from .state import CONTROL_STOP, atomic_load
 INFINITE = np.int64(1 << 40)
 MAX_DEPTH = 80
 PROVEN, DISPROVEN, UNKNOWN = 1, -1, 0
+
+
+class ProofTree(NamedTuple):
+    """The proof tree's nodes, node 0 the root: parent, first child and next sibling (-1:
+    none), the move into the node (int32 each), and its proof and disproof numbers (int64)."""
+
+    parent: np.ndarray
+    first_child: np.ndarray
+    next_sibling: np.ndarray
+    move: np.ndarray
+    proof: np.ndarray
+    disproof: np.ndarray
+
+
+def new_proof_tree(capacity: int) -> ProofTree:
+    """An empty tree of `capacity` nodes (32 bytes a node)."""
+    return ProofTree(*(np.zeros(capacity, np.int32) for _ in range(4)),
+                     np.zeros(capacity, np.int64), np.zeros(capacity, np.int64))
 
 
 @kernel
@@ -79,14 +98,19 @@ def _update(node, prover_to_move, first_child, next_sibling, proof, disproof):
 
 
 @kernel
-def proof_search(stack, idx, history_start, rules, mlist, prover, max_nodes, parent, first_child,
-                 next_sibling, move, proof, disproof, path, state, control):
+def proof_search(stack, idx, history_start, rules, mlist, prover, max_nodes, tree, path, state, control):
     """Grow the proof tree of stack[idx] until it is solved, full or stopped.
 
     Returns PROVEN if `prover` (0 white, 1 black) wins by force, DISPROVEN if it cannot
     force a win, UNKNOWN otherwise; the nodes used are added to state[0] (the search's node count).  `path`
     (int64[MAX_DEPTH + 2]) is scratch space.
     """
+    parent = tree.parent
+    first_child = tree.first_child
+    next_sibling = tree.next_sibling
+    move = tree.move
+    proof = tree.proof
+    disproof = tree.disproof
     capacity = parent.shape[0]
     parent[0] = -1
     first_child[0] = -1

@@ -59,7 +59,7 @@ class Searcher:
         self.helpers = Helpers()
         self.threads = 1
         self._proof_tree = None
-        self._proof_rate = float(PROOF_RATE)  # proof-tree nodes a second, as measured here
+        self.proof_rate = float(PROOF_RATE)  # proof-tree nodes a second, as measured here (read-only)
         self.root_tables = RootTables()
         self._probing = self.root_tables.none  # the kernels' ProbeTables for the running search
         self.network = NETWORK  # the evaluation network's weights (engine.search.network.no_network() for none)
@@ -134,25 +134,25 @@ class Searcher:
         that move wins for the prover, 0 disproof that the prover cannot force a win after it.
         """
         with game.kernel_rows(proof_kernels.MAX_DEPTH + 4) as rows:
-            return self._prove(rows.stack, rows.mlist, rows.row, rows.rules, prover, max_nodes)
+            return self.prove_rows(rows, prover, max_nodes)
 
-    def _prove(self, stack, mlist, idx, rules, prover: str, max_nodes: int):
+    def prove_rows(self, rows, prover: str, max_nodes: int) -> tuple[int, list[tuple[Move, int, int]]]:
+        """`prove` on rows a game lends (Game.kernel_rows, with at least
+        engine.search.proof.MAX_DEPTH + 4 rows ahead): the search's proof stage uses it."""
+        stack, mlist, idx, rules = rows
         if self._proof_tree is None:
-            capacity = PROOF_CAPACITY
-            self._proof_tree = (np.zeros(capacity, np.int32), np.zeros(capacity, np.int32),
-                                np.zeros(capacity, np.int32), np.zeros(capacity, np.int32),
-                                np.zeros(capacity, np.int64), np.zeros(capacity, np.int64))
-        parent, first_child, next_sibling, move, proof, disproof = self._proof_tree
+            self._proof_tree = proof_kernels.new_proof_tree(PROOF_CAPACITY)
+        tree = self._proof_tree
         path = np.zeros(proof_kernels.MAX_DEPTH + 2, dtype=np.int64)
         status = int(proof_kernels.proof_search(
             stack, np.int64(idx), np.int64(0), rules, mlist,
-            np.int64(0 if prover == "white" else 1), np.int64(min(max_nodes, len(parent) - 1000)),
-            parent, first_child, next_sibling, move, proof, disproof, path, self.arrays.state, self.control))
+            np.int64(0 if prover == "white" else 1), np.int64(min(max_nodes, len(tree.parent) - 1000)),
+            tree, path, self.arrays.state, self.control))
         children = []
-        child = int(first_child[0])
+        child = int(tree.first_child[0])
         while child >= 0:
-            children.append((Move(int(move[child])), int(proof[child]), int(disproof[child])))
-            child = int(next_sibling[child])
+            children.append((Move(int(tree.move[child])), int(tree.proof[child]), int(tree.disproof[child])))
+            child = int(tree.next_sibling[child])
         return status, children
 
     # -- search --------------------------------------------------------------------------
@@ -233,7 +233,7 @@ class Searcher:
         previous: tuple[Move, int] | None = None  # the last iteration's best move and score
         try:
             if proof_stage:
-                node_budget = int(self._proof_rate * PROOF_SHARE * soft) if soft else 1_000_000
+                node_budget = int(self.proof_rate * PROOF_SHARE * soft) if soft else 1_000_000
                 proven = self._proof_stage(rows, us, legal, node_budget, started)
                 if proven is not None:
                     if on_info is not None:
@@ -397,11 +397,11 @@ class Searcher:
         state = self.arrays.state
         before = int(state[STATE_NODES])
         started = time.perf_counter()
-        result = self._prove(rows.stack, rows.mlist, rows.row, rows.rules, prover, node_budget)
+        result = self.prove_rows(rows, prover, node_budget)
         elapsed = time.perf_counter() - started
         used = int(state[STATE_NODES]) - before
         if used >= 5000 and elapsed > 0.002:
-            self._proof_rate = 0.5 * self._proof_rate + 0.5 * min(4.0 * PROOF_RATE, used / elapsed)
+            self.proof_rate = 0.5 * self.proof_rate + 0.5 * min(4.0 * PROOF_RATE, used / elapsed)
         return result
 
     def _info(self, depth: int, score: int, elapsed: float) -> SearchInfo:

@@ -22,11 +22,14 @@ import time
 
 
 def balanced(game, depth: int, threshold: int) -> tuple[bool, int | None]:
-    """(kept?, score) for the position of `game` under the two searches."""
-    deep = game.search(depth=depth)
+    """(kept?, score) for the position of `game` under the two searches (one hash table)."""
+    from engine import Searcher
+
+    searcher = Searcher()
+    deep = searcher.search(game, depth=depth)
     if deep.info is None or deep.info.mate is not None or abs(deep.info.score) > threshold:
         return False, None if deep.info is None else deep.info.score
-    shallow = game.search(depth=max(1, depth - 2))
+    shallow = searcher.search(game, depth=max(1, depth - 2))
     if shallow.info is None or shallow.info.mate is not None or abs(shallow.info.score) > threshold:
         return False, deep.info.score
     return True, deep.info.score

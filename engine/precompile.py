@@ -1,12 +1,12 @@
 """Compile every kernel once, so that later processes load them from the disk cache.
 
 `warmup()` compiles in this process.  `compile_in_subprocess()` compiles in a worker
-process (`python -m engine.warmup --worker`) while this process stays free: a GUI engine
-keeps answering, playing with interpreted kernels meanwhile (see `engine._jit`).  One
+process (`python -m engine.precompile --worker`) while this process stays free: a GUI engine
+keeps answering, playing with interpreted kernels meanwhile (see `engine.jit`).  One
 worker, not several: the search alone calls nearly every kernel, so two workers (search,
 rules) took 34 s where one took 23.5 s on this project's 2-core machine.  Both report progress as
 `progress(done, total, name)` calls, one per kernel compiled, and mark the cache complete
-(`engine._jit.COMPLETE_MARKER`) when they finish, so a later start knows it only has to load.
+(`engine.jit.cache.COMPLETE_MARKER`) when they finish, so a later start knows it only has to load.
 """
 
 from __future__ import annotations
@@ -157,7 +157,7 @@ def warmup(progress: Progress | None = None) -> float:
 def compile_in_subprocess(progress: Progress | None = None,
                           on_start: Callable[[], None] | None = None) -> float:
     """Compile every kernel into the disk cache in a worker process (`python -m
-    engine.warmup --worker`), calling `on_start()` once it runs and reporting each kernel to
+    engine.precompile --worker`), calling `on_start()` once it runs and reporting each kernel to
     `progress`; return the seconds taken.  This process stays free meanwhile.  Raises
     RuntimeError with the worker's last error line if it fails."""
     from .jit.cache import CACHE_DIR
@@ -167,7 +167,7 @@ def compile_in_subprocess(progress: Progress | None = None,
     package_root = str(Path(__file__).resolve().parents[1])  # the worker imports this engine
     environment["PYTHONPATH"] = os.pathsep.join(
         [package_root] + ([environment["PYTHONPATH"]] if environment.get("PYTHONPATH") else []))
-    process = subprocess.Popen([sys.executable, "-m", "engine.warmup", "--worker"],
+    process = subprocess.Popen([sys.executable, "-m", "engine.precompile", "--worker"],
                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True, env=environment,
                                start_new_session=True)  # a GUI's Ctrl-C or kill of our group spares it
@@ -217,5 +217,5 @@ def _worker() -> int:
 if __name__ == "__main__":
     if sys.argv[1:] == ["--worker"]:
         sys.exit(_worker())
-    print("usage: python -m engine.warmup --worker", file=sys.stderr)
+    print("usage: python -m engine.precompile --worker", file=sys.stderr)
     sys.exit(2)

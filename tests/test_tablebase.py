@@ -12,7 +12,6 @@ from __future__ import annotations
 import hashlib
 import json
 import lzma
-import os
 import random
 import subprocess
 import sys
@@ -26,6 +25,7 @@ import pytest
 from engine import Game, tablebase
 from engine.rules.fen import format_fen
 from engine.rules.rulesets import get_rule_set
+from engine.tablebase import dtz as dtz_module, probing as probing_module, residency as residency_module
 
 BOARDS = {"antichess": chess.variant.AntichessBoard, "suicide": chess.variant.SuicideBoard}
 SOME_THREE = ["KPvK", "NvBP", "QRvK", "KvKN", "BBvK"]
@@ -307,7 +307,7 @@ def _wait_for_reading(tb, seconds: float = 60) -> None:
     """Until `tb`'s background threads have read every table and DTZ companion they were
     asked for (or `seconds`)."""
     deadline = time.monotonic() + seconds
-    while ((tb._loader is not None and tb._loader.is_alive()) or tb._dtz_reading) and time.monotonic() < deadline:
+    while tb.store.reading() and time.monotonic() < deadline:
         time.sleep(0.02)
 
 
@@ -404,7 +404,7 @@ def test_probe_moves_keep_the_value(tables):
     result = tb.probe_fen("8/8/8/8/8/8/8/K5k1 w - - 0 1")
     assert result.value in ("win", "draw", "loss")
     for code in result.codes:
-        assert tablebase._value_name(code) == result.value
+        assert tablebase.value_name(code) == result.value
     with pytest.raises(tablebase.TablebaseError):
         tb.probe_fen("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w - - 0 1")
 
@@ -514,7 +514,7 @@ def test_format_2_file_and_format_1_still_read(tables, tmp_path):
                    + lzma.compress(codes.astype("<i2").tobytes()))
     again, read = tablebase.read_table(v1)
     assert again["format"] == 1 and np.array_equal(read, codes)
-    assert tablebase._valid_table(v1, "antichess", material)
+    assert tablebase.valid_table(v1, "antichess", material)
     head = json.dumps(dict(header, format=99)).encode()
     v1.write_bytes(tablebase.MAGIC + len(head).to_bytes(4, "little") + head)
     with pytest.raises(ValueError, match="format 99"):
@@ -543,14 +543,16 @@ def test_search_tree_probes_agree_with_the_probe_api(tables):
     value from the tables inside the kernel: its score must be the best of the values the
     probe API gives for the positions after each move (a win or loss in d plies as a mate
     score, a draw as 0), with a table hit for each move that leaves both sides pieces."""
-    from engine.search import alphabeta as kernels
-    from engine.search.searcher import Limits, Searcher
+    from engine.search.alphabeta import search_root
+    from engine.search.scores import INFINITY, MATE
+    from engine.search.searcher import SEARCH_ROWS, Limits, Searcher
+    from engine.search.state import STATE_TBHITS
 
     tb = tablebase.Tablebase("antichess", tables)
     checked = {"win": 0, "draw": 0, "loss": 0}
     for fen in _capture_only_four_piece_positions(60, seed=5):
         game = Game("antichess", fen)
-        expected = -kernels.INFINITY
+        expected = -INFINITY
         hits = 0  # children with pieces on both sides (the others are over: no table needed)
         for move in game.legal_moves():
             game.push(move)
@@ -558,23 +560,20 @@ def test_search_tree_probes_agree_with_the_probe_api(tables):
             hits += game.piece_count("white") > 0 and game.piece_count("black") > 0
             game.pop()
             d = 1 + child.distance
-            value = {"loss": kernels.MATE - d, "draw": 0, "win": d - kernels.MATE}[child.value]
+            value = {"loss": MATE - d, "draw": 0, "win": d - MATE}[child.value]
             expected = max(expected, value)
         searcher = Searcher(hash_mb=1)
         searcher.tablebase_path = str(tables)
-        tablebase.open_tablebase("antichess", str(tables)).search_tables(game._row(), wait=True)
-        probing = searcher._search_tables(game, Limits(movetime=1.0))
-        assert probing[0][0] == tablebase.MAX_PIECES
-        stack, mlist, idx = searcher._alpha_beta_arrays(game)
-        searcher.state[:] = 0
-        score = int(kernels.search_root(
-            stack, np.int64(idx), np.int64(1), np.int64(-kernels.INFINITY), np.int64(kernels.INFINITY),
-            game._rules_array, mlist, searcher.scores, searcher.tt_keys, searcher.tt_data, searcher.killers,
-            searcher.history, searcher.pv, searcher.pv_length, searcher.state, searcher.control,
-            searcher.excluded, probing, searcher.network))
-        game._legal = None
+        tablebase.open_tablebase("antichess", str(tables)).search_tables(game.position(), wait=True)
+        probing = searcher.root_tables.probing(game, Limits(movetime=1.0))
+        assert probing.limit[0] == tablebase.MAX_PIECES
+        with game.kernel_rows(SEARCH_ROWS) as (stack, mlist, idx, rules):
+            arrays = searcher.kernel_arrays(stack.shape[0])._replace(tables=probing)
+            searcher.state[:] = 0
+            score = int(search_root(stack, np.int64(idx), np.int64(1), np.int64(-INFINITY), np.int64(INFINITY),
+                                    rules, mlist, arrays))
         assert score == expected, fen
-        assert hits <= searcher.state[kernels.STATE_TBHITS] <= 2 * hits, fen  # a re-search probes again
+        assert hits <= searcher.state[STATE_TBHITS] <= 2 * hits, fen  # a re-search probes again
         checked["win" if score > 0 else "loss" if score < 0 else "draw"] += 1
     assert min(checked.values()) > 0, checked  # the sample holds wins, draws and losses
 
@@ -604,11 +603,11 @@ def test_tables_reachable_from_a_position_nearest_first(tables, monkeypatch):
     """The search asks for the tables of materials the game can reach by captures and
     promotions, those one change away first, colour-reversed twins as one table."""
     assert len(tablebase.Tablebase("antichess", tables).reachable(
-        Game("antichess", "8/2p5/8/3k4/8/8/8/R3N3 w - - 0 1")._row())) == tablebase.SEARCH_TABLES
-    monkeypatch.setattr(tablebase, "SEARCH_TABLES", 64)
+        Game("antichess", "8/2p5/8/3k4/8/8/8/R3N3 w - - 0 1").position())) == tablebase.SEARCH_TABLES
+    monkeypatch.setattr(residency_module, "SEARCH_TABLES", 64)
     tb = tablebase.Tablebase("antichess", tables)
     game = Game("antichess", "8/2p5/8/3k4/8/8/8/R3N3 w - - 0 1")  # RN against KP
-    reached = tb.reachable(game._row())
+    reached = tb.reachable(game.position())
     assert reached[0] == tablebase.Material.parse("RNvKP").canonical()  # its own table first
     reached = reached[1:]
     one_change = {tablebase.Material.parse(n).canonical() for n in
@@ -618,7 +617,7 @@ def test_tables_reachable_from_a_position_nearest_first(tables, monkeypatch):
     two_changes = {tablebase.Material.parse(n).canonical() for n in ["RvK", "NvP", "RvQ", "QvRN"]}
     assert two_changes <= set(reached[len(one_change):])
     castling = Game("giveaway", "r3k3/8/8/8/8/8/8/4K3 w q - 0 1")
-    assert tb.reachable(castling._row()) == []
+    assert tb.reachable(castling.position()) == []
 
 
 def test_probes_within_a_small_memory_bound(tables, monkeypatch):
@@ -626,7 +625,7 @@ def test_probes_within_a_small_memory_bound(tables, monkeypatch):
     change, and every probe still answers as without the bound (the tables a probe needs
     are never dropped half-way)."""
     free = tablebase.Tablebase("antichess", tables)
-    monkeypatch.setattr(tablebase, "SEARCH_MEMORY", 6 * 2 * tablebase.Material.parse("KPvK").size)
+    monkeypatch.setattr(residency_module, "SEARCH_MEMORY", 6 * 2 * tablebase.Material.parse("KPvK").size)
     bounded = tablebase.Tablebase("antichess", tables)
     rng = random.Random(11)
     names = ["KPvK", "NvBP", "QRvK", "KvKN", "BBvK", "PvPP", "RvQP", "KNvP", "QvKB", "PPvK"]
@@ -636,11 +635,11 @@ def test_probes_within_a_small_memory_bound(tables, monkeypatch):
                 game = Game("antichess", fen)
                 if game.outcome() is None:
                     assert bounded.probe(game) == free.probe(game), fen
-    assert bounded._used * 2 <= tablebase.SEARCH_MEMORY
+    assert bounded.store.entries_held * 2 <= residency_module.SEARCH_MEMORY
     # the search's snapshot keeps to the bound too
-    row = Game("antichess", "8/2p5/8/3k4/8/8/8/R3N3 w - - 0 1")._row()
+    row = Game("antichess", "8/2p5/8/3k4/8/8/8/R3N3 w - - 0 1").position()
     limit, tdesc, keymap, buf = bounded.search_tables(row, wait=True)
-    assert limit[0] == tablebase.MAX_PIECES and bounded._used * 2 <= tablebase.SEARCH_MEMORY
+    assert limit[0] == tablebase.MAX_PIECES and bounded.store.entries_held * 2 <= residency_module.SEARCH_MEMORY
 
 
 def _search_when_read(searcher, game, tables):
@@ -660,8 +659,8 @@ def test_root_tables_kept_beyond_the_search_bound(tables, monkeypatch):
     and won 4-piece positions were drawn by repetition)."""
     from engine.search.searcher import Searcher
 
-    monkeypatch.setattr(tablebase, "SEARCH_TABLES", 3)
-    monkeypatch.setattr(tablebase, "_OPEN", {})
+    monkeypatch.setattr(residency_module, "SEARCH_TABLES", 3)
+    monkeypatch.setattr(probing_module, "OPENED", {})
     game = Game("antichess", "8/8/8/8/8/8/4P3/k7 w - - 0 1")
     expected = tablebase.Tablebase("antichess", tables).probe(game)
     searcher = Searcher(hash_mb=1)
@@ -675,7 +674,7 @@ def test_a_table_win_resets_the_clock_before_the_fifty_move_rule(tables):
     quickest win would meet it, the engine plays the quickest winning move that resets the
     clock (a capture, a pawn move, or a move every reply to which captures) instead; with a
     fresh clock, the quickest win."""
-    from engine.search.searcher import Limits, Searcher
+    from engine.search.searcher import Searcher
 
     tb = tablebase.Tablebase("antichess", tables)
     searcher = Searcher(hash_mb=1)
@@ -741,7 +740,7 @@ def _plies(code: int) -> int:
 def _index_in_table(tb, board):
     game = Game("antichess", board.fen())
     tids, indexes = np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64)
-    tablebase._locate_many(game._row().copy()[None, :], tb.registry.tdesc, tb.registry.keymap, tablebase.GEO,
+    tablebase.locate_many(game.position()[None, :], tb.registry.tdesc, tb.registry.keymap, tablebase.GEO,
                            np.zeros(64, dtype=np.int64), tids, indexes)
     return tb.registry.tables[int(tids[0])], int(indexes[0])
 
@@ -825,8 +824,8 @@ def test_dtz_companion_under_a_short_fifty_move_rule(tmp_path, monkeypatch):
     win longer than 10 plies; wins the rule draws and losses it saves appear, pass from
     table to table across captures and pawn moves, and every sampled position of the
     companions agrees with `_check_companion`."""
-    monkeypatch.setattr(tablebase, "FIFTY_MOVE_PLIES", 12)
-    monkeypatch.setattr(tablebase, "DTZ_FROM_PLIES", 10)
+    monkeypatch.setattr(dtz_module, "FIFTY_MOVE_PLIES", 12)  # what the DTZ solver reads
+    monkeypatch.setattr(dtz_module, "DTZ_FROM_PLIES", 10)
     built = tablebase.build("antichess", 3, tmp_path, only=["BPvN", "KPvN"])
     headers = {h["material"]: h for h in built if h["metric"] == "dtz"}
     assert {"BPvN", "KPvN"} <= set(headers)
@@ -868,7 +867,7 @@ def test_long_wins_follow_the_dtz_companion_within_the_fifty_move_rule(dtz_table
     over 98 plies) but whose DTZ fits in it, the engine's choice wins against the most
     stubborn defence before the fifty-move rule, every time; quickest-win play (DTM only)
     runs into the rule from some of the same positions."""
-    from engine.search.searcher import Searcher
+    from engine.search.roottables import fifty_move_choice
 
     tb = tablebase.Tablebase("antichess", dtz_tables)
     material = tablebase.Material.parse("NPvK").canonical()
@@ -877,7 +876,7 @@ def test_long_wins_follow_the_dtz_companion_within_the_fifty_move_rule(dtz_table
     wide_dtm, wide_dtz = dtm.astype(np.int32), dtz.astype(np.int32)
     long_wins = np.flatnonzero((wide_dtm > 0) & (wide_dtm - wide_dtz >= 20))  # quickest win 20 plies past DTZ
     rng = random.Random(5)
-    engine_choice = lambda game, probe, legal: (Searcher._fifty_move_choice(tb, game, probe, legal, True)  # noqa: E731
+    engine_choice = lambda game, probe, legal: (fifty_move_choice(tb, game, probe, legal, True)  # noqa: E731
                                                 or legal[probe.moves[0]])
     quickest = lambda game, probe, legal: legal[probe.moves[0]]  # noqa: E731
     played = drawn_by_dtm = 0
@@ -901,7 +900,7 @@ def test_search_plays_the_dtz_move_late_in_the_clock(dtz_tables, monkeypatch):
     clock, the quickest win."""
     from engine.search.searcher import Searcher
 
-    monkeypatch.setattr(tablebase, "_OPEN", {})
+    monkeypatch.setattr(probing_module, "OPENED", {})
     tb = tablebase.Tablebase("antichess", dtz_tables)
     searcher = Searcher(hash_mb=1)
     searcher.tablebase_path = str(dtz_tables)
@@ -932,7 +931,7 @@ def test_search_plays_the_dtz_move_late_in_the_clock(dtz_tables, monkeypatch):
 def test_build_adds_dtz_companions_to_long_wins_only(tmp_path, monkeypatch):
     """`build` gives a DTZ companion to each table with a win longer than DTZ_FROM_PLIES,
     and to no other; a second build has nothing left to do."""
-    monkeypatch.setattr(tablebase, "DTZ_FROM_PLIES", 20)
+    monkeypatch.setattr(dtz_module, "DTZ_FROM_PLIES", 20)
     built = tablebase.build("antichess", 3, tmp_path, only=["KPvN"])
     dtz = {h["material"] for h in built if h["metric"] == "dtz"}
     long = {h["material"] for h in built if h["metric"] == "dtm" and tablebase.needs_dtz(h)}
@@ -948,12 +947,12 @@ def test_unread_estimate_counts_the_companion_and_follows_the_reads(dtz_tables):
     tb = tablebase.Tablebase("antichess", dtz_tables)
     material = tablebase.Material.parse("NPvK").canonical()
     game = Game("antichess", "8/8/8/8/8/2P5/8/1k3N2 w - - 0 1")
-    assert tablebase._own_material(game._row()) == material
+    assert tablebase.own_material(game.position()) == material
     tables = [material] + tablebase.dependencies(material)
     entries = sum(m.size for m in tables) + material.size  # the companion too
-    assert tb.unread_seconds(game._row()) == pytest.approx(tablebase.SECONDS_PER_ENTRY * entries)
+    assert tb.unread_seconds(game.position()) == pytest.approx(tablebase.SECONDS_PER_ENTRY * entries)
     tb.probe(game)
-    assert tb._seconds_per_entry != tablebase.SECONDS_PER_ENTRY  # the reads measured
-    assert tb.unread_seconds(game._row()) == pytest.approx(tb._seconds_per_entry * material.size)
+    assert tb.store.seconds_per_entry != tablebase.SECONDS_PER_ENTRY  # the reads measured
+    assert tb.unread_seconds(game.position()) == pytest.approx(tb.store.seconds_per_entry * material.size)
     tb.zeroing_plies(game, game.legal_moves())
-    assert tb.unread_seconds(game._row()) == 0
+    assert tb.unread_seconds(game.position()) == 0

@@ -25,7 +25,7 @@ from __future__ import annotations
 import sys
 import time
 
-from engine.rules.notation import placement_field
+from engine import placement_field
 
 PIECES = set("rnbqkpRNBQKP.")
 PLY_LIMIT = 100

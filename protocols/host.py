@@ -8,9 +8,10 @@ answered while the engine thinks.  Worker threads only print search progress (`i
 thinking lines) through the same locked writer.
 
 Nothing here knows a rule: positions, moves and results come from `engine.Game`, moves to
-play from `engine.Searcher` (see `protocols.play`).  `engine.game` loads numba, so it is
+play from `engine.Searcher` (see `protocols.play`).  `engine.Game` loads numba, so it is
 imported by `Loader` in the background, after the adapter has answered the GUI's first
-command.
+command.  The engine options are declared once, in `protocols.options`; each adapter keeps
+their values in `self.options`, whose callbacks land in the methods below.
 """
 
 from __future__ import annotations
@@ -22,21 +23,12 @@ import threading
 import time
 from typing import Callable, Iterable
 
-from engine import defer_compilation
-from engine.rules.rulesets import RULE_SETS, RuleError, get_rule_set
+from engine import RULE_SETS, RuleError, defer_compilation, get_rule_set
+
+from .options import UCI_VARIANT_NAMES, Options, tablebase_folder
 
 ENGINE_NAME = "antichess-engine 0.1"
 ENGINE_AUTHOR = "the antichess-engine developers"
-
-# The names every protocol accepts, in the order they are offered (UCI_Variant's vars).
-UCI_VARIANT_NAMES = ("chess", "standard", "normal", "antichess", "giveaway", "suicide", "losers",
-                     "mit-antichess", "antiking-antichess", "antiking1", "antiking2", "hackerrank")
-
-HASH_MIN, HASH_MAX, HASH_DEFAULT = 1, 1024, 16
-OVERHEAD_MIN, OVERHEAD_MAX, OVERHEAD_DEFAULT = 0, 5000, 30  # milliseconds
-SKILL_MIN, SKILL_MAX = 0, 20
-MULTIPV_MIN, MULTIPV_MAX = 1, 64
-THREADS_MIN, THREADS_MAX = 1, max(1, os.cpu_count() or 1)
 
 MAX_LINE = 100_000  # longer input lines are cut (a line is a command, never a file)
 
@@ -110,9 +102,7 @@ class Loader:
     def _compile(self) -> bool:
         """Compile the kernels in a worker process if the cache lacks them; True if it did.
         Once the worker is done, callers wait for the (short) load again."""
-        from engine.warmup import cache_is_complete, compile_in_subprocess
-
-        from engine import kernels_compiled
+        from engine import cache_is_complete, compile_in_subprocess, kernels_compiled
 
         self.compiling = not kernels_compiled() and not cache_is_complete()
         self._decided.set()
@@ -196,6 +186,7 @@ class Adapter:
     """
 
     def __init__(self, write: Callable[[str], None]):
+        self.options = Options(self)  # the engine options (protocols.options), with their callbacks
         self._write = write
         self._write_lock = threading.Lock()
         self._events: queue.Queue = queue.Queue()
@@ -307,22 +298,47 @@ class Adapter:
 
     @property
     def searcher(self):
-        """The Searcher, created on first use (after the loader)."""
+        """The Searcher, created on first use (after the loader) with the options' settings."""
         if self._searcher is None:
             from engine import Searcher
 
-            self._searcher = Searcher(hash_mb=self.hash_mb)
-            self._searcher.set_threads(self.threads)
+            searcher = Searcher(hash_mb=self.options["Hash"])
+            searcher.set_threads(self.options["Threads"])
+            searcher.tablebase_path = tablebase_folder(self.options["TablebasePath"])
+            self._searcher = searcher
         return self._searcher
 
-    hash_mb = HASH_DEFAULT
-    threads = 1
+    # -- what the options' callbacks (protocols.options) change -----------------------------
 
-    def set_threads(self, threads: int) -> None:
-        """Search with `threads` threads from the next search on (Lazy SMP, see engine.searcher)."""
-        self.threads = threads
+    def stop_before_change(self) -> None:
+        """Stop the running job before a setting it depends on changes; its answer is still
+        given (a protocol where it should not be overrides this)."""
+        self.stop_job(discard=False)
+
+    def resize_hash(self, hash_mb: int) -> None:
+        """Hash: a transposition table of `hash_mb` MiB (cleared), now if the Searcher exists."""
+        if self._searcher is not None:
+            self.stop_before_change()
+            self._searcher.set_hash(hash_mb)
+
+    def clear_hash(self) -> None:
+        """Clear Hash: forget the table, killers and history."""
+        if self.engine_ready():
+            self.stop_before_change()
+            self.searcher.new_game()
+
+    def apply_threads(self, threads: int) -> None:
+        """Threads: search with `threads` threads from the next search on (Lazy SMP)."""
         if self._searcher is not None:
             self._searcher.set_threads(threads)
+
+    def set_tablebase_path(self, path: str | None) -> None:
+        """TablebasePath: the Searcher's endgame-table folder (None: the default folder)."""
+        if self._searcher is not None:
+            self._searcher.tablebase_path = path
+
+    def restart_analysis(self) -> None:
+        """MultiPV: a running analysis shows the new number of lines (none here)."""
 
     def start_job(self, job: Job) -> None:
         """Run `job` in a worker thread; its completion comes back as an event."""

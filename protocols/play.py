@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass
 from typing import Callable
 
-MATE_VALUE = 100_000  # root-scoring scale: a win in N moves is MATE_VALUE - N
+from engine import SCALE_MATE, is_scaled_mate, scaled_mate_moves, scaled_score
 
 SKILL_FULL = 20
 
@@ -31,10 +31,12 @@ class Choice:
 
 
 def info_value(info) -> int:
-    """A SearchInfo's score for the side to move on one scale, mates outside centipawns."""
-    if info.mate is not None:
-        return MATE_VALUE - info.mate if info.mate > 0 else -MATE_VALUE - info.mate
-    return info.score
+    """A SearchInfo's score for the side to move on the `scaled_score` scale.  A loss one ply
+    away comes with `mate` 0 (the search counts it as 0 moves), which `scaled_score` would
+    read as centipawns: it is a mate, the worst there is."""
+    if info.mate == 0:
+        return -SCALE_MATE
+    return scaled_score(info.score, info.mate)
 
 
 def skill_depth(skill: int) -> int:
@@ -98,7 +100,8 @@ def _root_choice(game, moves, limits, searcher, skill, on_info, stopped, rng) ->
             try:
                 outcome = board.outcome()
                 if outcome is not None:
-                    value = 0 if outcome.winner is None else (MATE_VALUE - 1 if outcome.winner == mover else -MATE_VALUE + 1)
+                    # the game ends with this move: a draw, or a mate in 1 for the winner
+                    value = 0 if outcome.winner is None else scaled_score(0, 1 if outcome.winner == mover else -1)
                 else:
                     if weak:  # a shallow fixed depth: no clock, so no extra stages that spend one
                         child_limits = Limits(depth=depth, nodes=limits.nodes)
@@ -132,7 +135,7 @@ def _root_choice(game, moves, limits, searcher, skill, on_info, stopped, rng) ->
         return Choice(moves[0], None, fallback)
     best_value = max(v for _, v in scored)
     margin = skill_margin(skill) if weak else 0
-    if abs(best_value) >= MATE_VALUE - 1000:
+    if is_scaled_mate(best_value):
         margin = 0  # never give away a forced result by chance
     candidates = [m for m, v in scored if v >= best_value - margin]
     choice = rng.choice(candidates) if weak else candidates[0]
@@ -146,10 +149,7 @@ def _root_choice(game, moves, limits, searcher, skill, on_info, stopped, rng) ->
 
 
 def _root_info(info_class, depth, value, nodes, elapsed, move):
-    mate = None
-    if value >= MATE_VALUE - 1000:
-        mate = max(1, MATE_VALUE - value)
-    elif value <= -MATE_VALUE + 1000:
-        mate = -max(1, MATE_VALUE + value)
+    """A one-move SearchInfo for a root value on the `scaled_score` scale."""
+    mate = scaled_mate_moves(value)
     return info_class(depth=depth, seldepth=depth, score=max(-30000, min(30000, value)), mate=mate,
                       nodes=nodes, time=elapsed, pv=[move], hashfull=0)

@@ -12,63 +12,30 @@ line and changes nothing.
 
 from __future__ import annotations
 
-import os
 import re
 from typing import Callable
 
-from .host import (
-    ENGINE_AUTHOR, ENGINE_NAME, HASH_DEFAULT, HASH_MAX, HASH_MIN, MULTIPV_MAX, MULTIPV_MIN, OVERHEAD_DEFAULT,
-    OVERHEAD_MAX, OVERHEAD_MIN, SKILL_MAX, SKILL_MIN, THREADS_MAX, THREADS_MIN, UCI_VARIANT_NAMES, Adapter, Job,
-    canonical_variant, run_stdio, stop_on_sigint,
-)
+from engine import uci_score
+
+from .host import ENGINE_AUTHOR, ENGINE_NAME, Adapter, Job, canonical_variant, run_stdio, stop_on_sigint
+from .options import OptionError
 from .play import think
 
 GO_INT_TOKENS = ("wtime", "btime", "winc", "binc", "movestogo", "movetime", "depth", "nodes", "mate", "perft")
 GO_FLAGS = ("infinite", "ponder")
 GO_KEYWORDS = GO_INT_TOKENS + GO_FLAGS + ("searchmoves",)
-OPTION_NAMES = {"hash": "Hash", "move overhead": "Move Overhead", "skill level": "Skill Level",
-                "multipv": "MultiPV", "threads": "Threads"}
-
-
-def option_lines() -> list[str]:
-    """The `option` lines sent in answer to `uci`."""
-    variants = " ".join(f"var {name}" for name in UCI_VARIANT_NAMES)
-    return [
-        f"option name UCI_Variant type combo default chess {variants}",
-        f"option name Hash type spin default {HASH_DEFAULT} min {HASH_MIN} max {HASH_MAX}",
-        f"option name Threads type spin default 1 min {THREADS_MIN} max {THREADS_MAX}",
-        "option name Clear Hash type button",
-        "option name Ponder type check default false",
-        f"option name Move Overhead type spin default {OVERHEAD_DEFAULT} min {OVERHEAD_MIN} max {OVERHEAD_MAX}",
-        f"option name Skill Level type spin default {SKILL_MAX} min {SKILL_MIN} max {SKILL_MAX}",
-        f"option name MultiPV type spin default 1 min {MULTIPV_MIN} max {MULTIPV_MAX}",
-        "option name TablebasePath type string default <default>",
-    ]
 
 
 def format_info(info, pv_text: list[str]) -> str:
     """A SearchInfo as a UCI `info` line (time in ms, score from the side to move)."""
-    if info.mate:
-        score = f"mate {info.mate}"
-    else:
-        score = f"cp {info.score}"
-    line = (f"info depth {info.depth} seldepth {max(info.seldepth, info.depth)} multipv {info.multipv} score {score} "
+    line = (f"info depth {info.depth} seldepth {max(info.seldepth, info.depth)} multipv {info.multipv} "
+            f"score {uci_score(info.score, info.mate)} "
             f"nodes {info.nodes} nps {info.nps} hashfull {info.hashfull} time {int(info.time * 1000)}")
     if getattr(info, "tbhits", 0):
         line += f" tbhits {info.tbhits}"
     if pv_text:
         line += " pv " + " ".join(pv_text)
     return line
-
-
-def set_tablebase_path(value: str | None) -> None:
-    """The endgame-table folder (engine.tablebase reads ANTICHESS_TABLEBASE_DIR): empty,
-    `<default>` or `<empty>` give the default cache folder."""
-    value = (value or "").strip()
-    if value in ("", "<default>", "<empty>"):
-        os.environ.pop("ANTICHESS_TABLEBASE_DIR", None)
-    else:
-        os.environ["ANTICHESS_TABLEBASE_DIR"] = value
 
 
 SQUARE_RE = re.compile(r"^[a-h][1-8]$")
@@ -96,19 +63,15 @@ def legal_prefix(game, moves) -> list:
 
 
 class UciAdapter(Adapter):
-    """The UCI state machine: current rule set, position and options; one search at a time."""
+    """The UCI state machine: current rule set, position and options (`self.options`); one
+    search at a time."""
 
     def __init__(self, write: Callable[[str], None]):
         super().__init__(write)
         self.variant = "chess"
-        self.uci_variant_value = "chess"
         self._game = None
         self._position_key: tuple | None = None  # (variant, FEN or None) of the last `position`
         self._position_moves: list[str] = []  # and its moves, to extend instead of replaying
-        self.skill = SKILL_MAX
-        self.multipv = 1
-        self.overhead_ms = OVERHEAD_DEFAULT
-        self.ponder_enabled = False
         self.debug = False
 
     # -- helpers -----------------------------------------------------------------------
@@ -152,7 +115,7 @@ class UciAdapter(Adapter):
         """Identify, list the options, `uciok`; then start loading the engine."""
         self.send(f"id name {ENGINE_NAME}")
         self.send(f"id author {ENGINE_AUTHOR}")
-        for line in option_lines():
+        for line in self.options.uci_lines():
             self.send(line)
         self.send("uciok")
         self.loader.start()
@@ -191,77 +154,30 @@ class UciAdapter(Adapter):
     # -- options -----------------------------------------------------------------------
 
     def cmd_setoption(self, rest: str) -> None:
-        """`setoption name <id> [value <x>]`; ids case-insensitive, values range-checked."""
+        """`setoption name <id> [value <x>]` for the options of protocols.options; ids
+        case-insensitive, values checked there."""
         tokens = rest.split()
         if not tokens or tokens[0].lower() != "name":
             self.report_error("setoption needs 'name <id> [value <x>]'")
             return
         lowered = [t.lower() for t in tokens]
         split = lowered.index("value", 1) if "value" in lowered[1:] else len(tokens)
-        name, value = " ".join(lowered[1:split]), " ".join(tokens[split + 1:]) if split < len(tokens) else None
-        shown = " ".join(tokens[1:split])
-        if name == "uci_variant":
-            self._set_variant(value)
-        elif name == "hash":
-            number = self._spin(name, value, HASH_MIN, HASH_MAX)
-            if number is not None:
-                self.hash_mb = number
-                if self._searcher is not None:
-                    self.stop_job(discard=False)
-                    self._searcher.set_hash(number)
-        elif name == "clear hash":
-            if self.engine_ready():
-                self.stop_job(discard=False)
-                self.searcher.new_game()
-        elif name == "move overhead":
-            number = self._spin(name, value, OVERHEAD_MIN, OVERHEAD_MAX)
-            if number is not None:
-                self.overhead_ms = number
-        elif name == "skill level":
-            number = self._spin(name, value, SKILL_MIN, SKILL_MAX)
-            if number is not None:
-                self.skill = number
-        elif name == "threads":
-            number = self._spin(name, value, THREADS_MIN, THREADS_MAX)
-            if number is not None:
-                self.set_threads(number)
-        elif name == "multipv":
-            number = self._spin(name, value, MULTIPV_MIN, MULTIPV_MAX)
-            if number is not None:
-                self.multipv = number
-        elif name == "tablebasepath":
-            set_tablebase_path(value)
-        elif name == "ponder":
-            if value is None or value.lower() not in ("true", "false"):
-                self.report_error(f"option Ponder takes true or false, got {value!r}")
-            else:
-                self.ponder_enabled = value.lower() == "true"
-        elif name:
-            self.report_error(f"no such option: {shown[:80]}")
-        else:
+        name, value = " ".join(tokens[1:split]), " ".join(tokens[split + 1:]) if split < len(tokens) else None
+        if not name:
             self.report_error("setoption needs an option name")
-
-    def _spin(self, name: str, value: str | None, low: int, high: int) -> int | None:
-        name = OPTION_NAMES.get(name, name)
-        try:
-            number = int(value) if value is not None else None
-        except ValueError:
-            number = None
-        if number is None:
-            self.report_error(f"option {name} needs an integer value, got {value!r}")
-            return None
-        if not low <= number <= high:
-            self.report_error(f"option {name} value {number} is out of range {low}..{high}")
-            return None
-        return number
-
-    def _set_variant(self, value: str | None) -> None:
-        wanted = (value or "").strip().lower()
-        if wanted not in UCI_VARIANT_NAMES:
-            self.report_error(f"UCI_Variant {value!r} is not one of: {', '.join(UCI_VARIANT_NAMES)}")
             return
-        self.uci_variant_value = wanted
-        variant = canonical_variant(wanted)
+        option = self.options.find_uci(name)
+        if option is None:
+            self.report_error(f"no such option: {name[:80]}")
+            return
+        try:
+            self.options.set(option, value)
+        except OptionError as error:
+            self.report_error(error.uci_text())
+
+    def set_variant(self, name: str) -> None:
+        """UCI_Variant: play the rule set `name` (one of UCI_VARIANT_NAMES) from now on."""
+        variant = canonical_variant(name)
         if variant != self.variant:
             self.variant = variant
             self._game = None  # the new rule set's start position until `position` says otherwise
@@ -352,7 +268,7 @@ class UciAdapter(Adapter):
             btime=params["btime"] * ms if "btime" in params else None,
             winc=params.get("winc", 0) * ms, binc=params.get("binc", 0) * ms,
             movestogo=params.get("movestogo") or None, infinite="infinite" in params,
-            overhead=self.overhead_ms * ms)
+            overhead=self.options["Move Overhead"] * ms)
         if "mate" in params and not limits.depth:
             limits.depth = max(1, 2 * params["mate"] - 1)
         searchmoves = self._parse_searchmoves(params.get("searchmoves", []))
@@ -413,8 +329,8 @@ class UciAdapter(Adapter):
         # The search works on the game object itself (with its history, for repetitions);
         # `position` builds a new one rather than change it while the search runs.
         game = self.game
-        skill = self.skill
-        multipv = self.multipv
+        skill = self.options["Skill Level"]
+        multipv = self.options["MultiPV"]
         searcher = self.searcher
         run_limits = Limits(infinite=True, overhead=limits.overhead) if ponder else limits
         job: Job
@@ -442,7 +358,7 @@ class UciAdapter(Adapter):
         if not 0 <= depth <= 30:
             self.report_error(f"go perft depth must be between 0 and 30, got {depth}")
             return
-        from engine.rules.game import StopFlag
+        from engine import StopFlag
 
         game = self.game.copy()
         stop = StopFlag()
@@ -472,7 +388,7 @@ class UciAdapter(Adapter):
 
     def job_finished(self, job: Job) -> None:
         """Print a search's bestmove or a perft's counts."""
-        from engine.rules.game import PerftStopped
+        from engine import PerftStopped
 
         if isinstance(job.error, PerftStopped):
             self.send(f"info string perft {job.data['depth']} stopped")

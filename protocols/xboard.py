@@ -17,14 +17,12 @@ from __future__ import annotations
 import re
 from typing import Callable
 
-from engine.rules.notation import placement_field
+from engine import cecp_score, placement_field
 
-from .host import (
-    ENGINE_NAME, HASH_MAX, HASH_MIN, MULTIPV_MAX, MULTIPV_MIN, OVERHEAD_DEFAULT, OVERHEAD_MAX, OVERHEAD_MIN,
-    SKILL_MAX, SKILL_MIN, THREADS_MAX, THREADS_MIN, Adapter, Job, canonical_variant, ignore_sigint, run_stdio,
-)
+from .host import ENGINE_NAME, Adapter, Job, canonical_variant, ignore_sigint, run_stdio
+from .options import THREADS_MAX, THREADS_MIN, OptionError
 from .play import think
-from .uci import set_tablebase_path
+from .uci import legal_prefix
 
 CECP_VARIANTS = ("normal", "antichess", "giveaway", "suicide", "losers", "mit-antichess",
                  "antiking-antichess", "antiking1", "antiking2", "hackerrank")
@@ -65,12 +63,8 @@ _IGNORED = {"xboard", "accepted", "rejected", "random", "computer", "name", "rat
 
 def post_line(info, pv_text: list[str]) -> str:
     """A SearchInfo as CECP thinking output: ply score time(cs) nodes seldepth nps tbhits, tab, pv."""
-    if info.mate:
-        score = 100000 + info.mate if info.mate > 0 else -100000 + info.mate
-    else:
-        score = info.score
-    return (f"{info.depth} {score} {int(info.time * 100)} {info.nodes} {max(info.seldepth, info.depth)} "
-            f"{info.nps} {getattr(info, 'tbhits', 0)}\t{' '.join(pv_text)}")
+    return (f"{info.depth} {cecp_score(info.score, info.mate)} {int(info.time * 100)} {info.nodes} "
+            f"{max(info.seldepth, info.depth)} {info.nps} {getattr(info, 'tbhits', 0)}\t{' '.join(pv_text)}")
 
 
 def highlight_fen(targets: dict[int, str]) -> str:
@@ -141,7 +135,8 @@ class View:
 
 
 class CecpAdapter(Adapter):
-    """The CECP state machine: position, who plays which side, clocks, one search at a time."""
+    """The CECP state machine: position, who plays which side, clocks, options
+    (`self.options`), one search at a time."""
 
     def __init__(self, write: Callable[[str], None]):
         super().__init__(write)
@@ -157,11 +152,8 @@ class CecpAdapter(Adapter):
         self.time_cs = None
         self.otim_cs = None
         self.post = False
-        self.skill = SKILL_MAX
-        self.overhead_ms = OVERHEAD_DEFAULT
         self.protover = 1
         self.view = View()
-        self.multipv = 1
         self.analyzing = False  # analyze mode: an infinite search of the current position
         self.excluded: set[int] = set()  # root moves left out (`exclude`), cleared when the position changes
         self._analysis = None  # (last SearchInfo or None, root moves searched) of the running analysis
@@ -221,13 +213,8 @@ class CecpAdapter(Adapter):
                   "memory=0 smp=1 exclude=1 setscore=0")
         self.send(f'feature myname="{ENGINE_NAME}"')
         self.send(f'feature variants="{",".join(CECP_VARIANTS)}"')
-        # Option names without spaces: python-chess splits a CECP option feature on spaces.
-        self.send(f'feature option="Hash -spin {self.hash_mb} {HASH_MIN} {HASH_MAX}"')
-        self.send(f'feature option="MoveOverhead -spin {OVERHEAD_DEFAULT} {OVERHEAD_MIN} {OVERHEAD_MAX}"')
-        self.send(f'feature option="SkillLevel -spin {SKILL_MAX} {SKILL_MIN} {SKILL_MAX}"')
-        self.send('feature option="ClearHash -button"')
-        self.send(f'feature option="MultiPV -spin 1 {MULTIPV_MIN} {MULTIPV_MAX}"')
-        self.send('feature egt="antichess,suicide" option="TablebasePath -path <default>"')
+        for line in self.options.cecp_features():
+            self.send(line)
         self.engine_ready()
         self.send("feature done=1")
 
@@ -244,7 +231,7 @@ class CecpAdapter(Adapter):
         except ValueError:
             self.error("bad cores, want an integer >= 1", line)
             return
-        self.set_threads(max(THREADS_MIN, min(THREADS_MAX, number)))
+        self.options.set("Threads", str(max(THREADS_MIN, min(THREADS_MAX, number))))
 
     def cmd_ping(self, rest: str, line: str) -> None:
         """`pong N`: every earlier command has been dealt with."""
@@ -477,54 +464,36 @@ class CecpAdapter(Adapter):
         if kind.lower() not in ("antichess", "suicide", "giveaway"):
             self.error("unknown table type", line)
             return
-        set_tablebase_path(path)
+        self.options.set("TablebasePath", path, cecp=True)
 
     def cmd_option(self, rest: str, line: str) -> None:
-        """`option NAME=VALUE` for the options announced in the features (names compared
-        without case, spaces and underscores, so `Move Overhead` is `MoveOverhead`)."""
+        """`option NAME=VALUE` for the options announced in the features (protocols.options;
+        names compared without case, spaces and underscores, so `Move Overhead` is
+        `MoveOverhead`)."""
         name, _, value = rest.partition("=")
-        name = name.lower().replace(" ", "").replace("_", "")
-        ranges = {"hash": (HASH_MIN, HASH_MAX), "moveoverhead": (OVERHEAD_MIN, OVERHEAD_MAX),
-                  "skilllevel": (SKILL_MIN, SKILL_MAX)}
-        if name == "tablebasepath":
-            set_tablebase_path(value)
-            return
-        if name == "clearhash":
-            if self.engine_ready():
-                self._discard()
-                self.searcher.new_game()
-            return
-        ranges["multipv"] = (MULTIPV_MIN, MULTIPV_MAX)
-        if name not in ranges:
+        option = self.options.find_cecp(name)
+        if option is None:
             self.error("unknown option", line)
             return
-        low, high = ranges[name]
         try:
-            number = int(value.strip())
-        except ValueError:
-            self.error(f"option value {value.strip()[:40]!r} is not an integer", line)
-            return
-        if not low <= number <= high:
-            self.error(f"option value {number} out of range {low}..{high}", line)
-            return
-        if name == "hash":
-            self.hash_mb = number
-            if self._searcher is not None:
-                self._discard()
-                self._searcher.set_hash(number)
-        elif name == "moveoverhead":
-            self.overhead_ms = number
-        elif name == "multipv":
-            self.multipv = number
-            if self.analyzing:
-                self._analyze()
-        else:
-            self.skill = number
+            self.options.set(option, value, cecp=True)
+        except OptionError as error:
+            self.error(error.cecp_text(), line)
+
+    def stop_before_change(self) -> None:
+        """A running search or analysis is dropped (no move is played) before a setting
+        changes."""
+        self._discard()
+
+    def restart_analysis(self) -> None:
+        """MultiPV changed: a running analysis starts again with the new number of lines."""
+        if self.analyzing:
+            self._analyze()
 
     def _limits(self):
         from engine import Limits
 
-        overhead = self.overhead_ms / 1000
+        overhead = self.options["Move Overhead"] / 1000
         game = self.game
         limits = Limits(depth=self.sd, overhead=overhead)
         if self.st is not None:
@@ -670,9 +639,9 @@ class CecpAdapter(Adapter):
             return  # every move excluded: nothing to analyse until one is included
         game = self.game.copy()
         searcher = self.searcher
-        multipv = self.multipv
+        multipv = self.options["MultiPV"]
         searchmoves = roots if self.excluded else None
-        limits = Limits(infinite=True, overhead=self.overhead_ms / 1000)
+        limits = Limits(infinite=True, overhead=self.options["Move Overhead"] / 1000)
         pv_board = Game(game.rules, game.fen())
         view = self.view
         total = len(roots)
@@ -681,8 +650,6 @@ class CecpAdapter(Adapter):
         def on_info(info) -> None:
             if job.discarded:
                 return
-            from .uci import legal_prefix
-
             self._analysis = (info, total)
             pv = legal_prefix(pv_board, info.pv)
             self.send(post_line(info, ["@@@@" if m.is_pass else view.move(m.uci()) for m in pv]))
@@ -726,7 +693,7 @@ class CecpAdapter(Adapter):
         limits = self._limits()
         game = self.game.copy()
         searcher = self.searcher
-        skill = self.skill
+        skill = self.options["Skill Level"]
         position_key = (self.game.key, len(self.game.move_stack))
         view = self.view
         from engine import Game
@@ -737,13 +704,11 @@ class CecpAdapter(Adapter):
         def on_info(info) -> None:
             if job.discarded or not self.post:
                 return
-            from .uci import legal_prefix
-
             pv = legal_prefix(pv_board, info.pv)
             self.send(post_line(info, ["@@@@" if m.is_pass else view.move(m.uci()) for m in pv]))
 
         searchmoves = self._root_moves() if self.excluded else None
-        multipv = self.multipv
+        multipv = self.options["MultiPV"]
 
         def run(current: Job):
             return think(game, limits, searcher, skill=skill, searchmoves=searchmoves, multipv=multipv,

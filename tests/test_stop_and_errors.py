@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from engine import Game
-from engine.rules.game import PerftStopped, StopFlag
+from engine import PerftStopped, StopFlag
 from protocols.transcript import EngineDriver, run_transcript
 
 ROOT = Path(__file__).resolve().parents[1]

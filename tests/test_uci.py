@@ -10,7 +10,7 @@ import re
 import pytest
 
 from engine import Game
-from engine.rules.rulesets import get_rule_set
+from engine import get_rule_set
 from protocols.host import UCI_VARIANT_NAMES
 from protocols.transcript import EngineDriver, run_transcript
 

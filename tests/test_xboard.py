@@ -174,7 +174,7 @@ def test_variant_answers_with_setup_for_the_rule_sets_xboard_lacks(variant):
         assert setup[0] == "setup" and re.match(r"^8x8\+0_(giveaway|fairy)$", setup[2])
         # The position in the setup is the rule set's start, in the letters of the piece table
         # (hackerrank's turned round: XBoard starts every game with White).
-        from engine.rules.rulesets import get_rule_set
+        from engine import get_rule_set
         from protocols.xboard import View
 
         start = View(turned=variant == "hackerrank").fen(get_rule_set(variant).start_fen).split()

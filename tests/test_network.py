@@ -297,12 +297,12 @@ def test_fine_tuning_on_teacher_scores_starts_from_the_given_network(tmp_path):
     np.savez_compressed(path, command=np.array("test"), **data)
     out = tmp_path / "tuned.npz"
     run = subprocess.run([sys.executable, str(ROOT / "tools" / "train_network.py"), "--data", str(path),
-                          "--init", str(ROOT / "engine" / "eval_network.npz"), "--teacher-weight", "0.5",
+                          "--init", str(ROOT / "engine" / "search" / "eval_network.npz"), "--teacher-weight", "0.5",
                           "--epochs", "2", "--batch", "64", "--out", str(out)],
                          capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr
     assert "teacher scale" in run.stderr and "starting from" in run.stderr
     assert "against the game results alone" in run.stdout
     tuned = load_network(out)
-    assert tuned.shape == load_network(ROOT / "engine" / "eval_network.npz").shape
+    assert tuned.shape == load_network(ROOT / "engine" / "search" / "eval_network.npz").shape
     assert "--teacher-weight 0.5 --init eval_network.npz" in str(np.load(out)["fit"])

@@ -7,7 +7,7 @@
     python3 tools/train_eval.py starts --pgn A.pgn[,B.pgn...] --plies 6-40 --out starts.fen
     python3 tools/train_eval.py play-teacher --teacher PATH --starts starts.fen --games N ...
     python3 tools/train_eval.py merge --data A.npz,B.npz[,...] --out ALL.npz
-    python3 tools/train_eval.py fit --data artifacts/evaldata.npz --out engine/eval_weights.json
+    python3 tools/train_eval.py fit --data artifacts/evaldata.npz --out engine/search/eval_weights.json
 
 `play`: self-play games under the antichess rules with the project's own engine at a fixed
 node count per move (proof search off, so the games are reproducible), each starting from
@@ -468,7 +468,7 @@ def main() -> int:
     parser.add_argument("--data", default=str(ROOT / "artifacts" / "evaldata.npz"),
                         help="play's output file; for fit, several comma-separated files")
     parser.add_argument("--out", default=None,
-                        help="fit: the weights file (default engine/eval_weights.json); starts: the FEN file")
+                        help="fit: the weights file (default engine/search/eval_weights.json); starts: the FEN file")
     parser.add_argument("--scale", type=float, default=200.0, help="centipawns per logistic unit")
     parser.add_argument("--l2", type=float, default=1e-7)
     parser.add_argument("--steps", type=int, default=3000)

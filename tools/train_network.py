@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Fit the evaluation network (engine/search/network.py) on played games: positions, results, weights.
 
-    python3 tools/train_network.py --data A.npz[,B.npz...] [--out engine/eval_network.npz]
+    python3 tools/train_network.py --data A.npz[,B.npz...] [--out engine/search/eval_network.npz]
 
 The data files are those of `tools/train_eval.py play` or `play-teacher` (antichess
 positions with the game's result for the side to move: quiet ones, and with `--captures` also
@@ -181,7 +181,7 @@ def main() -> int:
     parser.add_argument("--rate", type=float, default=5e-3)
     parser.add_argument("--l2", type=float, default=1e-6)
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--init", help="start from this network file (e.g. engine/eval_network.npz) instead of random weights")
+    parser.add_argument("--init", help="start from this network file (e.g. engine/search/eval_network.npz) instead of random weights")
     parser.add_argument("--teacher-weight", type=float, default=0.0,
                         help="the target is this share of the teacher's win chance (data with a teacher column: "
                              "play-teacher scores or the label stage) plus the rest of the game's result")

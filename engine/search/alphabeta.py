@@ -22,8 +22,8 @@ from ..rules.attacks import check_state
 from ..rules.movegen import legal_moves, make_move, over_by_position
 from ..rules.rulesets import R_ANTI_KINGS, R_MUST_CAPTURE, R_PASS_ON_NO_MOVE, R_ROYAL_KING
 from ..rules.status import RESULT_DRAW, game_status, is_repetition
-from ..tablebase.tables import INVALID as TABLE_INVALID
-from ..tablebase.tables import table_code
+from ..tablebase.indexing import INVALID as TABLE_INVALID
+from ..tablebase.indexing import table_code
 from . import tt
 from .ordering import SECOND_KILLER_SCORE, order_moves, pick, record_cutoff
 from .scores import INFINITY, MATE, MATE_BOUND

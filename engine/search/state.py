@@ -112,7 +112,7 @@ class ThreadArrays:
 
 def no_tables(work: np.ndarray) -> ProbeTables:
     """The ProbeTables that probe nothing (the same types as real ones)."""
-    from ..tablebase.tables import GEO
+    from ..tablebase.indexing import GEO
 
     return ProbeTables(np.zeros(1, dtype=np.int64), np.zeros((1, 8), dtype=np.int64),
                        np.full(1, -1, dtype=np.int64), GEO, np.zeros(1, dtype=np.int16), work)

@@ -44,8 +44,8 @@ from .search.scores import (
 )
 
 _LAZY = {
-    "Game": "rules.game", "Outcome": "rules.game", "KernelRows": "rules.game", "IllegalMoveError": "rules.game",
-    "InvalidMoveError": "rules.game", "StopFlag": "rules.game", "PerftStopped": "rules.game",
+    "Game": "rules.game", "Outcome": "rules.game", "KernelRows": "rules.game", "IllegalMoveError": "rules.errors",
+    "InvalidMoveError": "rules.errors", "StopFlag": "rules.game", "PerftStopped": "rules.errors",
     "MAX_PERFT_DEPTH": "rules.game", "Move": "rules.moves", "FenError": "rules.fen",
     "Searcher": "search.searcher", "Limits": "search.limits", "SearchInfo": "search.limits",
     "SearchResult": "search.limits",

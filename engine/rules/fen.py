@@ -168,7 +168,10 @@ def _validate(pos, rules: RuleSet, us: int) -> None:
         raise FenError("too many pieces")
     if rules.extinction_count >= 0 and all(
             len(_bits(pos[c * 8 + OCC])) <= rules.extinction_count for c in (WHITE, BLACK)):
-        raise FenError("both sides are already at the extinction piece count")
+        if rules.extinction_count == 0:
+            raise FenError("no pieces on the board")
+        raise FenError(f"both sides have {rules.extinction_count} piece{'s' if rules.extinction_count > 1 else ''}"
+                       f" or fewer, so the game ended before this position ({rules.extinction_reason})")
     rules_array = rules.to_array()
     occupied = pos[OCC] | pos[8 + OCC]
     if rules.royal_king:

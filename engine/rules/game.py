@@ -1,4 +1,4 @@
-"""`Game`: the Python facade over the rules kernels, the only engine API other packages use."""
+"""`Game`: the Python facade over the rules kernels: a game under one rule set."""
 
 from __future__ import annotations
 
@@ -17,30 +17,16 @@ from .bitboards import (
     POS_SIZE, QUEEN, ROOK, DARK_SQUARES,
 )
 from .notation import parse_square, square_name
+from .pgn import game_pgn
+from .san import parse_san, san
 from ..jit.modes import uses_kernels
 from .fen import format_fen, parse_fen
+from .errors import IllegalMoveError, InvalidMoveError, PerftStopped
 from .moves import Move
 from .rulesets import R_MUST_CAPTURE, REASONS, RuleSet, get_rule_set
 
 MAX_PERFT_DEPTH = 30
 _HEADROOM = MAX_PERFT_DEPTH + 4
-
-
-class InvalidMoveError(ValueError):
-    """A move string that is not a move in any notation the engine reads."""
-
-
-class IllegalMoveError(ValueError):
-    """A well-formed move that the rules do not allow here; `reason` says why."""
-
-    def __init__(self, move_text: str, reason: str):
-        super().__init__(f"illegal move {move_text} ({reason})")
-        self.move_text = move_text
-        self.reason = reason
-
-
-class PerftStopped(Exception):
-    """A perft was stopped through its StopFlag before it finished; no count is known."""
 
 
 class StopFlag:
@@ -51,12 +37,15 @@ class StopFlag:
         self.array = np.zeros(1, dtype=np.int64)
 
     def set(self) -> None:
+        """Ask the count to stop (safe from any thread or a signal handler)."""
         self.array[0] = 1
 
     def clear(self) -> None:
+        """Take the request back, for the next count."""
         self.array[0] = 0
 
     def is_set(self) -> bool:
+        """True once `set()` was called (and not cleared)."""
         return bool(self.array[0])
 
 
@@ -88,8 +77,9 @@ class Game:
     """A game under one rule set: position, history, legal moves, outcome and perft.
 
     Moves may be given as `Move` objects or as text in UCI (`e2e4`, `e7e8q`), course
-    (`e2-e4`) or pass (`0000`, `@@@@`) notation.  Every method leaves the game unchanged
-    when it raises.
+    (`e2-e4`), SAN (`e4`, `Nf6`, `exd5`, `e8=Q`, `O-O`) or pass (`0000`, `@@@@`, `--`)
+    notation.  Every method leaves the game unchanged when it raises.  `str(game)` draws
+    the board; `san(move)` and `pgn()` write SAN and PGN.
     """
 
     def __init__(self, variant: str | RuleSet = "chess", fen: str | None = None):
@@ -146,6 +136,7 @@ class Game:
 
     @property
     def halfmove_clock(self) -> int:
+        """Plies since the last capture or pawn move (the fifty-move rule's count)."""
         return int(self._row()[P_HALFMOVE])
 
     @property
@@ -159,9 +150,12 @@ class Game:
         return list(self._moves)
 
     def piece_at(self, square: int | str) -> str | None:
-        """FEN letter of the piece on `square` (0-63 or 'e4'), or None if empty."""
+        """FEN letter of the piece on `square` (0-63 or 'e4'), or None if empty; ValueError
+        for anything that is no square."""
         if isinstance(square, str):
             square = parse_square(square)
+        elif isinstance(square, bool) or not isinstance(square, (int, np.integer)) or not 0 <= square < 64:
+            raise ValueError(f"not a square: {square!r} (0-63 or a name like 'e4')")
         row = self._row()
         for color in (0, 1):
             for piece, letter in enumerate(PIECE_LETTERS):
@@ -223,7 +217,10 @@ class Game:
                 return move
             raise IllegalMoveError(move.uci(), self._illegal_reason(move.from_square, move.to_square, move.is_pass))
         text = str(move).strip()
-        origin, target, promotion, is_pass = _parse_move_text(text)
+        try:
+            origin, target, promotion, is_pass = _parse_move_text(text)
+        except InvalidMoveError:
+            return parse_san(self, text)  # not UCI or course notation: SAN, or no move at all
         if is_pass:
             for candidate in legal:
                 if candidate.is_pass:
@@ -319,6 +316,7 @@ class Game:
         return None
 
     def is_game_over(self, claim_draw: bool = False) -> bool:
+        """True when `outcome(claim_draw)` is not None."""
         return self.outcome(claim_draw) is not None
 
     def _repetitions(self) -> int:
@@ -396,6 +394,39 @@ class Game:
             finally:
                 self.pop()
         return result
+
+    # -- notation ------------------------------------------------------------------------
+
+    def san(self, move: Move | str) -> str:
+        """The SAN of `move` (a Move or move text, legal now), e.g. 'Nf3', 'exd5', 'e8=Q',
+        'O-O', 'Qh5#'; a pass is '--'."""
+        return san(self, self.parse_move(move))
+
+    def push_san(self, text: str) -> Move:
+        """Play a move given in SAN (push accepts SAN too) and return it."""
+        return self.push(parse_san(self, text))
+
+    def pgn(self, headers: dict[str, str] | None = None) -> str:
+        """The game as PGN: the Seven Tag Roster (with `headers` added or replacing the
+        defaults), Variant for every rule set but chess, FEN and SetUp when the game did not
+        start from the rule set's start position, the moves in SAN and the result."""
+        return game_pgn(self, headers)
+
+    def board_text(self) -> str:
+        """The board as eight lines of FEN letters, rank 8 first, '.' for an empty square,
+        with file and rank labels."""
+        lines = []
+        for rank in range(7, -1, -1):
+            cells = [self.piece_at(rank * 8 + file) or "." for file in range(8)]
+            lines.append(f"{rank + 1} " + " ".join(cells))
+        lines.append("  a b c d e f g h")
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.board_text()
+
+    def __repr__(self) -> str:
+        return f"Game({self.variant!r}, {self.fen()!r})"
 
     # -- for kernels -------------------------------------------------------------------
 

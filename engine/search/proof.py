@@ -46,6 +46,34 @@ def new_proof_tree(capacity: int) -> ProofTree:
                      np.zeros(capacity, np.int64), np.zeros(capacity, np.int64))
 
 
+def proven_plies(tree: ProofTree, node: int = 0, prover_to_move: bool = True) -> int:
+    """The plies within which the prover wins by following the proof tree from `node`, a
+    proven node (proof number 0) where the prover is to move or not: at the prover's nodes the
+    quickest proven child, at the other side's the slowest reply, a proven leaf 0 (the game
+    is over there).  An upper bound on the shortest win, reached by playing the tree."""
+    first, sibling, proof = tree.first_child, tree.next_sibling, tree.proof
+    plies: dict[int, int] = {}
+    stack = [(int(node), prover_to_move, False)]
+    while stack:
+        current, prover, expanded = stack.pop()
+        children = []
+        child = int(first[current])
+        while child >= 0:
+            if proof[child] == 0:
+                children.append(child)
+            child = int(sibling[child])
+        if not children:
+            plies[current] = 0
+            continue
+        if not expanded:
+            stack.append((current, prover, True))
+            stack.extend((child, not prover, False) for child in children if child not in plies)
+            continue
+        values = [plies[child] for child in children]
+        plies[current] = 1 + (min(values) if prover else max(values))
+    return plies[int(node)]
+
+
 @kernel
 def _set_leaf(stack, row, history_start, rules, mlist, prover, node, proof, disproof):
     """Initial numbers of a new node at stack[row]: terminal, repeated, or by its move count."""

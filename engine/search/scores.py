@@ -39,13 +39,14 @@ def is_mate(score: int) -> bool:
 
 
 def mate_moves(score: int) -> int | None:
-    """Moves to mate of an internal score: positive when the side to move mates (a mate in
-    p plies is (p + 1) // 2 moves), negative when it is mated (p // 2 moves), None when
-    the score is no mate."""
+    """Moves to mate of an internal score, counted as moves of the side to move until the
+    game ends: positive when the side to move wins, negative when it loses, (p + 1) // 2
+    for an end p plies away either way (in the losing rule sets a side can lose on its own
+    move: forced to take the last piece), None when the score is no mate."""
     if score > MATE_BOUND:
         return (MATE - score + 1) // 2
     if score < -MATE_BOUND:
-        return -((MATE + score) // 2)
+        return -((MATE + score + 1) // 2)
     return None
 
 

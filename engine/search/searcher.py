@@ -33,7 +33,7 @@ from .limits import Limits, SearchInfo, SearchResult
 from .multipv import ASPIRATION_WINDOW, lines_iteration
 from .network import NETWORK
 from .roottables import RootTables
-from .scores import INFINITY, MATE, MATE_BOUND, mate_moves
+from .scores import INFINITY, MATE, MATE_BOUND, mate_in_plies, mate_moves
 from .state import (
     CHECK_INTERVAL, CONTROL_CHECK_MASK, CONTROL_NODE_LIMIT, CONTROL_SIZE, CONTROL_STOP, MAX_PLY,
     STATE_BEST_MOVE, STATE_NODES, STATE_ROOT_DONE, STATE_SELDEPTH, STATE_STOPPED, STATE_TBHITS, SearchArrays,
@@ -376,8 +376,8 @@ class Searcher:
         them = "black" if us == "white" else "white"
         status, children = self._timed_prove(rows, us, node_budget)
         if status == proof_kernels.PROVEN:
-            winning = next(move for move, proof, _ in children if proof == 0)
-            info = SearchInfo(depth=1, seldepth=1, score=MATE_BOUND - 1, mate=None,
+            winning, plies = self._proven_move()
+            info = SearchInfo(depth=plies, seldepth=plies, score=mate_in_plies(plies), mate=mate_moves(mate_in_plies(plies)),
                               nodes=int(self.arrays.state[STATE_NODES]),
                               time=time.perf_counter() - started, pv=[winning], hashfull=self.hashfull())
             return SearchResult(winning, None, info)
@@ -389,6 +389,20 @@ class Searcher:
             for i, move in enumerate(losing):
                 self.arrays.excluded[i] = move.code
         return None
+
+    def _proven_move(self) -> tuple[Move, int]:
+        """After a proof that the side to move wins: the root move that wins quickest along
+        the proof tree, and the plies to the win through it."""
+        tree = self._proof_tree
+        best = None
+        child = int(tree.first_child[0])
+        while child >= 0:
+            if tree.proof[child] == 0:
+                plies = 1 + proof_kernels.proven_plies(tree, child, prover_to_move=False)
+                if best is None or plies < best[1]:
+                    best = (Move(int(tree.move[child])), plies)
+            child = int(tree.next_sibling[child])
+        return best
 
     def _timed_prove(self, rows, prover: str, node_budget: int):
         """A proof-number search on the search's rows, keeping a running measure of the

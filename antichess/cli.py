@@ -1,6 +1,7 @@
 """The `antichess` command: one entry point with subcommands.
 
-    antichess                 a UCI or CECP engine, chosen by the first input line
+    antichess                 the engine: UCI or CECP, chosen by the first input line
+    antichess --version       the version
     antichess uci | xboard    that protocol, whatever the first line
     antichess hackerrank      the HackerRank bot: reads a board, prints one move
     antichess textui [-s]     the MIT 6.170 TextUI
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 
 class _Parser(argparse.ArgumentParser):
@@ -32,10 +34,25 @@ class CommandError(Exception):
     """A user error: printed as one line, exit status 1."""
 
 
+def _version() -> str:
+    """The installed package's version (the source tree's when it is not installed)."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("antichess-engine")
+    except metadata.PackageNotFoundError:
+        return "(not installed)"
+
+
 def _build_parser() -> argparse.ArgumentParser:
     from engine import RULE_SETS
 
-    parser = _Parser(prog="antichess", description="Antichess and chess-variant engine.")
+    parser = _Parser(prog="antichess", description=(
+        "Antichess and chess-variant engine.  With no COMMAND the program is the engine: it "
+        "reads its first input line and speaks UCI or CECP (xboard) as that line asks, which is "
+        "how GUIs such as XBoard and Cute Chess start it."),
+        epilog="Every error is one line on stderr; see the README and docs/ for each command.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
     perft = commands.add_parser("perft", help="count the leaf nodes of the move tree")
@@ -103,16 +120,30 @@ def _perft(args: argparse.Namespace) -> None:
             reason = getattr(error, "reason", None) or str(error)
             raise CommandError(f"move {text!r} after {' '.join(m.uci() for m in game.move_stack) or 'the start'}: "
                                f"{reason}") from None
+    import time
+
+    started = time.perf_counter()
     if args.divide and depth >= 1:
-        rows = sorted(_stoppable(lambda stop: game.perft_divide(depth, stop)), key=lambda pair: pair[0].uci())
-        total = sum(nodes for _, nodes in rows)
+        def divide(stop) -> int:
+            total = 0
+            for move in sorted(game.legal_moves(), key=lambda move: move.uci()):
+                game.push(move)
+                try:
+                    nodes = game.perft(depth - 1, stop)
+                finally:
+                    game.pop()
+                print(f"{move.uci()}: {nodes}", flush=True)  # each line as soon as it is counted
+                total += nodes
+            print()
+            return total
+
+        total = _stoppable(divide)
     else:
-        rows, total = [], _stoppable(lambda stop: game.perft(depth, stop))
-    for move, nodes in rows:
-        print(f"{move.uci()}: {nodes}")
-    if rows:
-        print()
-    print(f"Nodes searched: {total}")
+        total = _stoppable(lambda stop: game.perft(depth, stop))
+    seconds = time.perf_counter() - started
+    print(f"Nodes searched: {total}", flush=True)  # standard output's last line, for scripts
+    print(f"perft {depth}: {total} nodes in {seconds:.3f} s ({int(total / seconds) if seconds > 0 else 0} nodes/s)",
+          file=sys.stderr)
 
 
 def _stoppable(count):
@@ -209,6 +240,14 @@ def _tablebase(args: argparse.Namespace) -> int:
             raise CommandError(f"--pieces must be 2 to {tablebase.MAX_PIECES}")
         if not args.workers.isdigit():
             raise CommandError("--workers must be a number (0: every core)")
+        if args.only is not None:
+            if not args.only:
+                raise CommandError("--only needs at least one material (e.g. --only KQvK)")
+            for name in args.only:
+                try:
+                    tablebase.Material.parse(name)
+                except ValueError as error:
+                    raise CommandError(f"--only: {error}") from None
         started = time.perf_counter()
         bar = None
         done = {"positions": 0, "tables": 0, "seconds": 0.0}
@@ -260,6 +299,12 @@ def _tablebase(args: argparse.Namespace) -> int:
               f"({overall} positions/s); generator scan {rate} positions/s per thread")
         return 0
     if args.tb_command == "stats":
+        folder = Path(directory) / tablebase.table_variant(args.variant)
+        if not folder.is_dir() or not any(folder.iterdir()):
+            print(f"no {tablebase.table_variant(args.variant)} tables in {folder}: the folder is empty or "
+                  f"does not exist (build them with `antichess tablebase build --variant {args.variant}"
+                  f"{' --dir ' + str(args.dir) if args.dir else ''}`)")
+            return 0
         print(tablebase.stats_markdown(args.variant, directory))
         return 0
     tb = tablebase.Tablebase(args.variant, directory)
@@ -271,7 +316,11 @@ def _tablebase(args: argparse.Namespace) -> int:
             continue
         try:
             result = tb.probe_fen(fen)
-        except Exception as error:  # FenError, TablebaseError: one line, then the rest
+        except tablebase.TablebaseError as error:
+            failed = True
+            out.write(f"error {fen}: {_missing_table_hint(fen, args, directory) or error}\n")
+            continue
+        except Exception as error:  # FenError: one line, then the rest
             failed = True
             out.write(f"error {fen}: {error}\n")
             continue
@@ -279,6 +328,27 @@ def _tablebase(args: argparse.Namespace) -> int:
                   + "\n")
     out.flush()
     return 1 if failed else 0
+
+
+def _missing_table_hint(fen: str, args: argparse.Namespace, directory) -> str | None:
+    """When the table of the position in `fen` (or one it needs) is not on disk: which, named
+    as the FEN has it (white's pieces first, e.g. RvK), and the command that builds it."""
+    from engine import tablebase
+
+    placement = fen.split()[0]
+    white = "".join(sorted((c for c in placement if c.isupper()), key="KQRBNP".index))
+    black = "".join(sorted((c.upper() for c in placement if c.islower()), key="KQRBNP".index))
+    name = f"{white}v{black}"
+    try:
+        material = tablebase.Material.parse(name)
+    except ValueError:
+        return None
+    variant = tablebase.table_variant(args.variant)
+    path = tablebase.table_path(directory, args.variant, material.canonical())
+    what = f"no {name} table" if not path.exists() else f"a table {name} depends on is missing"
+    where = f" --dir {args.dir}" if args.dir else ""
+    return (f"{what} in {Path(directory) / variant}: build it with "
+            f"`antichess tablebase build --variant {args.variant} --only {name}{where}`")
 
 
 def _protocol(name: str):

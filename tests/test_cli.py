@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sys
@@ -72,3 +73,68 @@ def test_console_script_is_installed():
     done = subprocess.run(["antichess", "perft", "--variant", "hackerrank", "--depth", "2"],
                           capture_output=True, text=True, timeout=300)
     assert done.stdout.splitlines() == ["Nodes searched: 144"]
+
+
+def test_perft_reports_its_time_and_speed_on_stderr():
+    done = run("perft", "--variant", "antichess", "--depth", "3")
+    assert done.stdout.splitlines() == ["Nodes searched: 8067"]
+    assert re.fullmatch(r"perft 3: 8067 nodes in \d+\.\d{3} s \(\d+ nodes/s\)", done.stderr.strip())
+
+
+def test_perft_divide_streams_each_line_as_it_is_counted():
+    """The first root move's count arrives while the rest are still being counted (chess to
+    depth 7 takes far longer than its first move's share), and Ctrl-C then ends it."""
+    import signal
+
+    process = subprocess.Popen([sys.executable, "-m", "antichess", "perft", "--variant", "chess", "--depth", "7",
+                                "--divide"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        first = process.stdout.readline()
+        assert first == "a2a3: 106743106\n"
+        assert process.poll() is None
+    finally:
+        process.send_signal(signal.SIGINT)
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+    assert process.returncode == 130
+
+
+def test_version_and_help_say_what_the_program_is():
+    done = run("--version")
+    assert done.returncode == 0 and re.fullmatch(r"antichess \S+", done.stdout.strip())
+    help_text = " ".join(run("--help").stdout.split())
+    assert "With no COMMAND the program is the engine" in help_text
+
+
+@pytest.mark.parametrize("material, fragment", [
+    ("KXvK", "unknown piece letter 'X'"),
+    ("KQQQvK", "has 5 pieces"),
+    ("KQK", "write white's pieces, 'v', black's pieces"),
+    ("vK", "each side needs at least one piece"),
+])
+def test_tablebase_build_refuses_bad_material_before_any_work(tmp_path, material, fragment):
+    done = run("tablebase", "build", "--only", material, "--dir", str(tmp_path))
+    assert done.returncode == 1
+    assert done.stderr.startswith("antichess: error: --only: ") and fragment in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+    assert not any(tmp_path.rglob("*.actb"))
+
+
+def test_tablebase_build_only_with_nothing_is_an_error(tmp_path):
+    done = run("tablebase", "build", "--only", "--dir", str(tmp_path))
+    assert done.returncode == 1 and "--only needs at least one material" in done.stderr
+
+
+def test_tablebase_probe_of_a_missing_table_says_how_to_build_it(tmp_path):
+    done = run("tablebase", "probe", "--dir", str(tmp_path), "8/8/8/8/8/8/8/R6k w - - 0 1")
+    assert done.returncode == 1
+    assert "no RvK table" in done.stdout
+    assert f"antichess tablebase build --variant antichess --only RvK --dir {tmp_path}" in done.stdout
+
+
+def test_tablebase_stats_of_an_empty_folder_says_so(tmp_path):
+    done = run("tablebase", "stats", "--dir", str(tmp_path))
+    assert done.returncode == 0
+    assert done.stdout.startswith("no antichess tables in ") and "|" not in done.stdout

@@ -122,7 +122,19 @@ class Material:
 
     @classmethod
     def parse(cls, name: str) -> "Material":
-        white, _, black = name.upper().partition("V")
+        """The material a name like 'KQvK' or 'RvK' gives (white's pieces, 'v', black's,
+        in any order and case); ValueError, naming the problem, for anything else."""
+        text = name.strip()
+        if text.upper().count("V") != 1:
+            raise ValueError(f"{name!r} is no material: write white's pieces, 'v', black's pieces (e.g. KQvK)")
+        white, _, black = text.upper().partition("V")
+        if not white or not black:
+            raise ValueError(f"{name!r} is no material: each side needs at least one piece (e.g. KQvK)")
+        for letter in white + black:
+            if letter not in TYPE_LETTERS:
+                raise ValueError(f"{name!r} is no material: unknown piece letter {letter!r} (one of {TYPE_LETTERS})")
+        if len(white) + len(black) > MAX_PIECES:
+            raise ValueError(f"{name!r} has {len(white) + len(black)} pieces: the tables go up to {MAX_PIECES}")
         codes = [TYPE_LETTERS.index(c) for c in white] + [6 + TYPE_LETTERS.index(c) for c in black]
         return cls(tuple(sorted(codes)))
 

@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from engine.rules.rulesets import RULE_SETS, get_rule_set
+from engine import RULE_SETS, get_rule_set
 from test_textui_helpers import ROOT, prepare_folder
 from textui.player import ComputerPlayer
 from textui.session import TextUI

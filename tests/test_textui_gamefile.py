@@ -77,7 +77,7 @@ def test_saved_files_are_valid_under_the_course_schema(schema, variant, clock, t
         play_random(ui, rng.randrange(0, 120), rng, "1")
         text = "\n".join(ui.execute("PrintBoard")) + "\n" if ui.over is None else None
         if text is None:  # finished: the writer still produces a valid gameOver element
-            text = gamefile.dump(ui.game, ui.history, ui._timing(), ui.over)
+            text = gamefile.dump(ui.game, ui.history, ui.timing(), ui.over)
             assert "<gameOver" in text
         else:
             assert saved_text(ui, tmp_path) == text  # PrintBoard prints what SaveGame writes
@@ -89,7 +89,7 @@ def test_antiking_files_are_valid_with_antiking_added_to_the_piece_names(schema,
     ui = TextUI()
     ui.execute(f"StartNewGame human 60000 human 60000 {variant}")
     play_random(ui, 30, random.Random(variant), "10")
-    text = gamefile.dump(ui.game, ui.history, ui._timing(), ui.over)
+    text = gamefile.dump(ui.game, ui.history, ui.timing(), ui.over)
     assert 'piece="antiking"' in text
     antiking_schema.validate(text)
     assert not schema.is_valid(text)  # the course schema's piece list has no antiking

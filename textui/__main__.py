@@ -41,7 +41,7 @@ def main(argv: list[str] | None = None) -> int:
         print(USAGE, file=sys.stderr)
         return 2
     try:
-        from engine.warmup import warmup
+        from engine import warmup
 
         warmup()
     except Exception as error:

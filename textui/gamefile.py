@@ -24,8 +24,7 @@ import stat
 import tempfile
 from dataclasses import dataclass
 
-from engine.rules.notation import placement_field
-from engine.rules.rulesets import RULE_SETS, RuleSet, get_rule_set
+from engine import RULE_SETS, RuleSet, get_rule_set, parse_square, placement_field
 
 from . import safexml  # the file is parsed by defusedxml (see safexml)
 
@@ -290,8 +289,6 @@ def _board_field(placement: dict[str, str]) -> str:
 
 def _matching_move(game, entry: HistoryEntry):
     """The legal move of `game` that `entry` records, or None."""
-    from engine.rules.bitboards import parse_square
-
     origin, target = parse_square(entry.value[:2]), parse_square(entry.value[3:5])
     candidates = [m for m in game.legal_moves()
                   if m.from_square == origin and m.to_square == target and not m.is_pass]

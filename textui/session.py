@@ -13,7 +13,7 @@ import re
 import time
 from typing import Callable
 
-from engine.rules.rulesets import RULE_SETS
+from engine import RULE_SETS
 
 from . import board, gamefile
 from .gamefile import CorruptFile, GameOver, HistoryEntry, Timing
@@ -94,7 +94,7 @@ class TextUI:
 
     # -- helpers ---------------------------------------------------------------------------
 
-    def _timing(self) -> Timing | None:
+    def timing(self) -> Timing | None:
         """The clocks as saved: timed only when both players are timed."""
         if self.initial["white"] is None or self.initial["black"] is None:
             return None
@@ -171,7 +171,7 @@ class TextUI:
 
     def _save_game(self, args: list[str]) -> list[str]:
         """SaveGame [filename]: the game file, written atomically."""
-        text = gamefile.dump(self.game, self.history, self._timing(), self.over)
+        text = gamefile.dump(self.game, self.history, self.timing(), self.over)
         try:
             gamefile.write_atomic(args[0], text)
         except (OSError, ValueError):
@@ -246,7 +246,7 @@ class TextUI:
 
     def _print_board(self, args: list[str]) -> list[str]:
         """PrintBoard: the document SaveGame would write."""
-        return gamefile.dump(self.game, self.history, self._timing(), self.over).rstrip("\n").split("\n")
+        return gamefile.dump(self.game, self.history, self.timing(), self.over).rstrip("\n").split("\n")
 
     def _is_legal_move(self, args: list[str]) -> list[str]:
         """IsLegalMove / LegalMove [move]: `legal` or `illegal`."""

@@ -11,7 +11,7 @@ import chess.pgn
 import chess.variant
 import pytest
 
-from engine import Game
+from engine import Game, Limits, Searcher
 from tournaments import cli
 from tournaments.engines import ConfigError, engine_config
 from tournaments.openings import OpeningsError, read_epd, read_pgn, sequence
@@ -244,5 +244,5 @@ def test_book_maker_keeps_only_balanced_positions():
     for line, score in kept:
         assert abs(score) <= 60
         fen = " ".join(line.split()[:4]) + " 0 1"
-        again = Game("antichess", fen).search(depth=3)
+        again = Searcher().search(Game("antichess", fen), Limits(depth=3))
         assert again.info.mate is None and again.info.score == score

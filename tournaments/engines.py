@@ -17,8 +17,14 @@ import subprocess
 import threading
 import time
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
+
+from engine import scaled_from_cecp, scaled_from_uci
 
 from .timecontrol import TimeControl
+
+if TYPE_CHECKING:
+    from engine import Limits
 
 # Protocol timeouts in seconds, as cutechess-cli uses them (chessengine.h), scaled by tscale.
 STARTUP_TIMEOUT = 35.0
@@ -190,26 +196,29 @@ class MoveReply:
 
     text: str | None
     elapsed: float
-    score: int | None = None  # centipawns, engine's point of view; mate as +-(100000 - plies)
+    score: int | None = None  # engine's point of view, on engine.scaled_score's scale (mates +-(100000 - moves))
     depth: int | None = None
     resigned: bool = False
     claims: list[str] = field(default_factory=list)
 
 
 @dataclass
-class Limits:
-    """What the referee tells the engine about this move."""
+class MoveRequest:
+    """What the referee tells the engine about this move: the time control as an
+    `engine.Limits` (the clocks `wtime`/`btime` and increments by colour, `movestogo`,
+    `movetime` for a fixed time per move, `depth`, `nodes`; seconds, None: no such bound),
+    the colour the engine plays, and how long the referee waits before a forfeit."""
 
-    own_time: float | None  # seconds left on the mover's clock (None: no clock)
-    opp_time: float | None
-    own_inc: float = 0.0
-    opp_inc: float = 0.0
-    moves_to_go: int | None = None
-    per_move: float | None = None  # fixed time per move
-    depth: int | None = None
-    nodes: int | None = None
-    deadline: float | None = None  # seconds the referee will wait before a forfeit
-    mover: str = "white"  # the colour the engine plays this move
+    limits: Limits
+    mover: str = "white"
+    deadline: float | None = None  # seconds the referee will wait before a forfeit (None: untimed)
+
+    def clocks(self) -> tuple[float | None, float | None, float, float]:
+        """(own time, opponent's time, own increment, opponent's increment), the mover's first."""
+        limits = self.limits
+        if self.mover == "black":
+            return limits.btime, limits.wtime, limits.binc, limits.winc
+        return limits.wtime, limits.btime, limits.winc, limits.binc
 
 
 class EngineProcess:
@@ -288,20 +297,20 @@ class EngineProcess:
                 return f"crashed (signal {-code})"
         return f"exited with status {code}"
 
-    def _move_deadline(self, started: float, limits: "Limits") -> float:
+    def _move_deadline(self, started: float, request: MoveRequest) -> float:
         """When an engine thinking on a move is declared out of time (or stalled, untimed)."""
-        return started + (limits.deadline if limits.deadline is not None
+        return started + (request.deadline if request.deadline is not None
                           else UNTIMED_MOVE_TIMEOUT * self.config.tscale)
 
-    def _read_move_line(self, hard: float, waiting_for: str, limits: "Limits") -> tuple[float, str]:
+    def _read_move_line(self, hard: float, waiting_for: str, request: MoveRequest) -> tuple[float, str]:
         """The next line while waiting for a move; silence until `hard` is a time loss or stall."""
         try:
             return self.readline(hard, waiting_for)
         except EngineFailure as failure:
             if failure.kind == "stall":
                 self._abandon_search()
-                raise EngineFailure("time" if limits.deadline is not None else "stall",
-                                    "no move in time" if limits.deadline is not None
+                raise EngineFailure("time" if request.deadline is not None else "stall",
+                                    "no move in time" if request.deadline is not None
                                     else f"no move within {UNTIMED_MOVE_TIMEOUT * self.config.tscale:g} s") from None
             raise
 
@@ -396,7 +405,7 @@ class EngineProcess:
         """Prepare for a game of `variant` (our name) from `start_fen`."""
         raise NotImplementedError
 
-    def play(self, moves: list[str], limits: Limits) -> MoveReply:
+    def play(self, moves: list[str], request: MoveRequest) -> MoveReply:
         """Ask for a move after `moves` (UCI notation, from the start FEN)."""
         raise NotImplementedError
 
@@ -412,10 +421,6 @@ def _stderr_trace(name: str, direction: str, line: str) -> None:
     import sys
 
     print(f"{name} {direction} {line}", file=sys.stderr, flush=True)
-
-
-def _score_from_mate(mate: int) -> int:
-    return (100000 - abs(mate)) * (1 if mate > 0 else -1)
 
 
 class UciEngine(EngineProcess):
@@ -481,24 +486,23 @@ class UciEngine(EngineProcess):
         self.send("ucinewgame")
         self.sync()
 
-    def play(self, moves: list[str], limits: Limits) -> MoveReply:
+    def play(self, moves: list[str], request: MoveRequest) -> MoveReply:
         """`position fen ... moves ...`, `go ...`, then wait for `bestmove`."""
         position = f"position fen {self._fen}"
         if moves:
             position += " moves " + " ".join(moves)
         self.send(position)
+        limits = request.limits
         go = ["go"]
-        if limits.per_move is not None:
-            go += ["movetime", str(max(1, int(limits.per_move * 1000)))]
-        elif limits.own_time is not None:
-            wt, bt, wi, bi = limits.own_time, limits.opp_time, limits.own_inc, limits.opp_inc
-            if limits.mover == "black":
-                wt, bt, wi, bi = bt, wt, bi, wi
+        if limits.movetime is not None:
+            go += ["movetime", str(max(1, int(limits.movetime * 1000)))]
+        elif request.clocks()[0] is not None:
+            wt, bt, wi, bi = limits.wtime, limits.btime, limits.winc, limits.binc
             go += ["wtime", str(max(1, int(wt * 1000))), "btime", str(max(1, int(bt * 1000)))]
             if wi or bi:
                 go += ["winc", str(int(wi * 1000)), "binc", str(int(bi * 1000))]
-            if limits.moves_to_go:
-                go += ["movestogo", str(limits.moves_to_go)]
+            if limits.movestogo:
+                go += ["movestogo", str(limits.movestogo)]
         if limits.depth is not None:
             go += ["depth", str(limits.depth)]
         if limits.nodes is not None:
@@ -508,9 +512,9 @@ class UciEngine(EngineProcess):
         self.send(" ".join(go))
         started = time.monotonic()
         reply = MoveReply(None, 0.0)
-        hard = self._move_deadline(started, limits)
+        hard = self._move_deadline(started, request)
         while True:
-            stamp, line = self._read_move_line(hard, "bestmove", limits)
+            stamp, line = self._read_move_line(hard, "bestmove", request)
             tokens = line.split()
             if not tokens:
                 continue
@@ -533,7 +537,9 @@ class UciEngine(EngineProcess):
                 kind, value = tokens[i + 1], int(tokens[i + 2])
                 if i + 3 < len(tokens) and tokens[i + 3] in ("lowerbound", "upperbound"):
                     return
-                reply.score = value if kind == "cp" else _score_from_mate(value) if kind == "mate" else reply.score
+                scaled = scaled_from_uci(kind, value)
+                if scaled is not None:
+                    reply.score = scaled
         except (ValueError, IndexError):
             pass
 
@@ -659,38 +665,38 @@ class XboardEngine(EngineProcess):
         text = "@@@@" if move == "0000" else move
         return f"usermove {text}" if self._has("usermove") else text
 
-    def _send_clocks(self, limits: Limits) -> None:
+    def _send_clocks(self, request: MoveRequest) -> None:
         if not self._has("time", "1"):
             return
-        if limits.per_move is not None and not float(limits.per_move).is_integer():
-            own = opp = limits.per_move * self.config.stfactor
-        elif limits.own_time is not None:
-            own, opp = limits.own_time, limits.opp_time
-        else:
+        movetime = request.limits.movetime
+        own, opp, _, _ = request.clocks()
+        if movetime is not None and not float(movetime).is_integer():
+            own = opp = movetime * self.config.stfactor
+        elif own is None:
             return
         self.send(f"time {max(1, int(own * 100))}")
         self.send(f"otim {max(1, int(opp * 100))}")
 
-    def play(self, moves: list[str], limits: Limits) -> MoveReply:
+    def play(self, moves: list[str], request: MoveRequest) -> MoveReply:
         """Send the moves the engine has not seen, with the clocks, and wait for `move`."""
         new = moves[self._sent:]
         if not self._playing:
             for move in new:
                 self.send(self._move_command(move))
-            self._send_clocks(limits)
+            self._send_clocks(request)
             self.send("go")
             self._playing = True
         else:
             if len(new) != 1:
                 raise EngineFailure("setup", "internal: xboard engine out of step with the game")
-            self._send_clocks(limits)
+            self._send_clocks(request)
             self.send(self._move_command(new[0]))
         self._sent = len(moves)
         started = time.monotonic()
         reply = MoveReply(None, 0.0)
-        hard = self._move_deadline(started, limits)
+        hard = self._move_deadline(started, request)
         while True:
-            stamp, line = self._read_move_line(hard, "move", limits)
+            stamp, line = self._read_move_line(hard, "move", request)
             text = line.strip()
             if not text or text.startswith("#"):
                 continue
@@ -714,11 +720,7 @@ class XboardEngine(EngineProcess):
             match = _POST_RE.match(text)
             if match:
                 reply.depth = int(match.group(1))
-                score = int(match.group(2))
-                if abs(score) >= 100000:  # CECP mate: 100000 + moves to mate
-                    distance = abs(score) - 100000
-                    score = (100000 - min(distance, 999)) * (1 if score > 0 else -1)
-                reply.score = score
+                reply.score = scaled_from_cecp(int(match.group(2)))  # a mate is +-(100000 + moves)
             elif MOVE_RE.match(tokens[0]) and len(tokens) == 1 and not self._has("usermove"):
                 pass  # a protocol-1 style bare move echo is not a move announcement
 

@@ -16,8 +16,10 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable
 
+from engine import pgn_score
+
 from .engines import (
-    MOVE_RE, ConfigError, EngineConfig, EngineFailure, EngineProcess, Limits, open_engine,
+    MOVE_RE, ConfigError, EngineConfig, EngineFailure, EngineProcess, MoveRequest, open_engine,
 )
 from .pgn import PgnGame, render, san
 from .timecontrol import Clock
@@ -168,12 +170,8 @@ def _position_key(fen: str) -> str:
 
 
 def _score_text(score: int | None, depth: int | None, elapsed: float) -> str:
-    if score is None:
-        head = ""
-    elif abs(score) >= 99000:
-        head = f"{'+' if score > 0 else '-'}M{100000 - abs(score)}"
-    else:
-        head = f"{score / 100:+.2f}"
+    """A move's PGN comment as cutechess writes it: score (engine.scaled_score scale)/depth time."""
+    head = "" if score is None else pgn_score(score)
     if head and depth is not None:
         head += f"/{depth}"
     return f"{head} {elapsed:.3f}s".strip()
@@ -183,7 +181,7 @@ def play_game(white: Seat, black: Seat, variant: str, opening: Opening,
               settings: RefereeSettings, tags: dict | None = None,
               should_stop: Callable[[], bool] | None = None) -> GameRecord | None:
     """Play one game; None if `should_stop` asked to abandon it (nothing is recorded)."""
-    from engine import Game, IllegalMoveError, InvalidMoveError
+    from engine import Game, IllegalMoveError, InvalidMoveError, Limits
 
     started = time.monotonic()
     game = Game(variant, opening.fen)
@@ -273,18 +271,19 @@ def play_game(white: Seat, black: Seat, variant: str, opening: Opening,
         config = seat.config
         margin = config.timemargin / 1000.0
         budget = clock.budget()
-        limits = Limits(
-            own_time=max(0.0, clock.remaining) if not clock.tc.is_fixed and clock.timed else None,
-            opp_time=max(0.0, opp_clock.remaining) if not opp_clock.tc.is_fixed and opp_clock.timed else None,
-            own_inc=clock.tc.increment, opp_inc=opp_clock.tc.increment,
-            moves_to_go=clock.moves_to_go(), per_move=clock.tc.per_move,
-            depth=config.depth, nodes=config.nodes,
-            deadline=None if budget is None else budget + margin, mover=side,
-        )
-        if limits.own_time is not None and limits.opp_time is None:
-            limits.opp_time = limits.own_time
+        own_time = max(0.0, clock.remaining) if not clock.tc.is_fixed and clock.timed else None
+        opp_time = max(0.0, opp_clock.remaining) if not opp_clock.tc.is_fixed and opp_clock.timed else None
+        if own_time is not None and opp_time is None:
+            opp_time = own_time
+        times, incs = (own_time, opp_time), (clock.tc.increment, opp_clock.tc.increment)
+        if side == "black":
+            times, incs = times[::-1], incs[::-1]
+        limits = Limits(wtime=times[0], btime=times[1], winc=incs[0], binc=incs[1],
+                        movestogo=clock.moves_to_go(), movetime=clock.tc.per_move,
+                        depth=config.depth, nodes=config.nodes)
+        request = MoveRequest(limits, mover=side, deadline=None if budget is None else budget + margin)
         try:
-            reply = seat.proc.play(uci_moves, limits)
+            reply = seat.proc.play(uci_moves, request)
         except EngineFailure as failure:
             lose(side, failure.kind, failure_text(side, failure))
             break

@@ -69,7 +69,7 @@ class TournamentConfig:
 
     def validate(self) -> None:
         """Raise ConfigError for settings no tournament can run with."""
-        from engine.rules.rulesets import RuleError, get_rule_set
+        from engine import RuleError, get_rule_set
 
         try:
             get_rule_set(self.variant)

@@ -2,7 +2,7 @@
 """Make a balanced opening book (EPD) for one rule set with the project's own engine.
 
 Method: play PLIES uniformly random legal moves from the start position (seeded), drop
-duplicates and finished games, search the position with `engine.Game.search` to a fixed
+duplicates and finished games, search the position with an `engine.Searcher` to a fixed
 depth, and keep it only when the score is within THRESHOLD centipawns of zero, no mate is
 found, and a shallower search (depth - 2) agrees within THRESHOLD as well.  The EPD
 starts with a `#` header recording the exact command, so the book can be made again.
@@ -79,7 +79,7 @@ def main(argv: list[str] | None = None) -> int:
     kept, tries = make(args.variant, args.count, args.plies, args.depth, args.threshold, args.seed)
     header = [
         f"# {args.variant} opening book: {len(kept)} positions after {args.plies} random plies,",
-        f"# kept when engine.Game.search at depth {args.depth} and {args.depth - 2} scores within "
+        f"# kept when an engine.Searcher at depth {args.depth} and {args.depth - 2} scores within "
         f"+-{args.threshold} cp with no mate",
         f"# ({len(kept)} kept of {tries} distinct positions searched, {time.time() - started:.0f} s).",
         f"# Made by: python3 tournaments/books/make_book.py --variant {args.variant} --count {args.count} "

@@ -10,6 +10,7 @@
     antichess perft --variant V [--fen FEN] [--moves M ...] --depth N [--divide]   (Ctrl-C stops it at once)
     antichess warmup
     antichess tablebase build|probe|stats ...  endgame tables of antichess/suicide (docs/tablebases.md)
+    antichess gui [--host H] [--port P] [--no-browser]   the board in the browser (docs/gui.md)
 
 Every error is one line on stderr (`antichess: error: ...`) and a non-zero exit status,
 never a traceback.  Run as `antichess ...` or `python -m antichess ...`.  The subcommands'
@@ -73,6 +74,11 @@ def _build_parser() -> argparse.ArgumentParser:
     commands.add_parser("hackerrank", help="read a HackerRank board on stdin, print one move")
     textui = commands.add_parser("textui", help="the MIT 6.170 TextUI on stdin/stdout")
     textui.add_argument("-s", dest="show_board", action="store_true", help="enable ShowBoard")
+    gui = commands.add_parser("gui", help="the board in the browser: a local web server (docs/gui.md)")
+    gui.add_argument("--host", default="127.0.0.1",
+                     help="address to listen on (default 127.0.0.1; 0.0.0.0 for play over the network)")
+    gui.add_argument("--port", default="8170", help="port to listen on (default 8170)")
+    gui.add_argument("--no-browser", action="store_true", help="do not open the default browser")
     tablebase = commands.add_parser("tablebase", help="endgame tables: build, probe, stats")
     tb_commands = tablebase.add_subparsers(dest="tb_command", metavar="ACTION", parser_class=_Parser,
                                            required=True)
@@ -351,6 +357,26 @@ def _missing_table_hint(fen: str, args: argparse.Namespace, directory) -> str | 
             f"`antichess tablebase build --variant {args.variant} --only {name}{where}`")
 
 
+def _gui(args: argparse.Namespace) -> int:
+    try:
+        port = int(args.port)
+    except ValueError:
+        raise CommandError(f"--port must be a number, not {args.port!r}") from None
+    if not 0 <= port <= 65535:
+        raise CommandError(f"--port must be between 0 and 65535, not {port}")
+    from engine import cache_is_complete, warmup
+
+    if not cache_is_complete():
+        print("antichess gui: compiling the engine's kernels (once, about 23 s)", file=sys.stderr, flush=True)
+        warmup()
+    from gui import run
+
+    try:
+        return run(args.host, port, open_browser=not args.no_browser)
+    except OSError as error:
+        raise CommandError(f"cannot listen on {args.host}:{port}: {error.strerror or error}") from None
+
+
 def _protocol(name: str):
     """The loop of one protocol adapter, imported only when asked for (keeps start-up fast)."""
     import importlib
@@ -378,7 +404,7 @@ def main(argv: list[str] | None = None) -> int:
         from textui.__main__ import main as textui_main
 
         return textui_main(["-s"] if args.show_board else [])
-    handlers = {"perft": _perft, "warmup": _warmup, "bench": _bench, "tablebase": _tablebase}
+    handlers = {"perft": _perft, "warmup": _warmup, "bench": _bench, "tablebase": _tablebase, "gui": _gui}
     if args.command is None:
         parser.print_usage(sys.stderr)
         return 2

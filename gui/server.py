@@ -131,7 +131,7 @@ class GuiServer:
         items = []
         for name in RULE_SETS:
             rules = get_rule_set(name)
-            items.append({"name": name, "summary": rules.summary, "promotion": rules.promotion,
+            items.append({"name": name, "summary": rules.description, "promotion": rules.promotion,
                           "anti_kings": bool(rules.anti_kings)})
         return web.json_response({"variants": items})
 

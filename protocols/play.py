@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass
 from typing import Callable
 
-from engine import SCALE_MATE, is_scaled_mate, scaled_mate_moves, scaled_score
+from engine import is_scaled_mate, scaled_mate_moves, scaled_score
 
 SKILL_FULL = 20
 
@@ -28,15 +28,6 @@ class Choice:
     best_move: object
     ponder: object
     info: object
-
-
-def info_value(info) -> int:
-    """A SearchInfo's score for the side to move on the `scaled_score` scale.  A loss one ply
-    away comes with `mate` 0 (the search counts it as 0 moves), which `scaled_score` would
-    read as centipawns: it is a mate, the worst there is."""
-    if info.mate == 0:
-        return -SCALE_MATE
-    return scaled_score(info.score, info.mate)
 
 
 def skill_depth(skill: int) -> int:
@@ -112,7 +103,7 @@ def _root_choice(game, moves, limits, searcher, skill, on_info, stopped, rng) ->
                     if result.info is None:
                         continue
                     nodes += result.info.nodes
-                    value = -info_value(result.info)
+                    value = -scaled_score(result.info.score, result.info.mate)
             finally:
                 board.pop()
             this_round.append((move, value))

@@ -402,3 +402,33 @@ def test_gui_imports_the_engine_facade_and_no_other_adapter():
             for name in names:
                 assert name.split(".")[0] not in ("protocols", "textui", "tournaments", "antichess"), (path, name)
                 assert not name.startswith("engine."), (path, name)
+
+
+def test_command_serves_on_loopback_and_ctrl_c_exits_130():
+    import signal
+    import socket
+    import subprocess
+    import sys
+    import urllib.request
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    process = subprocess.Popen([sys.executable, "-m", "antichess", "gui", "--no-browser", "--port", str(port)],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = process.stdout.readline()
+        assert line.strip() == f"antichess gui: serving on http://127.0.0.1:{port}/ (Ctrl-C stops it)"
+        assert b"<title>Antichess</title>" in urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5).read()
+        # the port is taken now: a second server says so in one line
+        second = subprocess.run([sys.executable, "-m", "antichess", "gui", "--no-browser", "--port", str(port)],
+                                capture_output=True, text=True, timeout=60)
+        assert second.returncode == 1 and second.stderr.startswith("antichess: error: cannot listen on")
+        assert len(second.stderr.splitlines()) == 1
+        process.send_signal(signal.SIGINT)
+        _, err = process.communicate(timeout=20)
+        assert process.returncode == 130 and "Traceback" not in err
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()

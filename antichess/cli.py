@@ -4,7 +4,7 @@
     antichess --version       the version
     antichess uci | xboard    that protocol, whatever the first line
     antichess hackerrank      the HackerRank bot: reads a board, prints one move
-    antichess textui [-s]     the MIT 6.170 TextUI
+    antichess textui [-s] [-v]  the MIT 6.170 TextUI
     antichess tournament ...  engine-vs-engine matches (cutechess-cli options); see docs/tournaments.md
     antichess bench [--depth N]  fixed search workload: node signature and speed
     antichess perft --variant V [--fen FEN] [--moves M ...] --depth N [--divide]   (Ctrl-C stops it at once)
@@ -74,6 +74,7 @@ def _build_parser() -> argparse.ArgumentParser:
     commands.add_parser("hackerrank", help="read a HackerRank board on stdin, print one move")
     textui = commands.add_parser("textui", help="the MIT 6.170 TextUI on stdin/stdout")
     textui.add_argument("-s", dest="show_board", action="store_true", help="enable ShowBoard")
+    textui.add_argument("-v", dest="verbose", action="store_true", help="say on stderr why a file is corrupt")
     gui = commands.add_parser("gui", help="the board in the browser: a local web server (docs/gui.md)")
     gui.add_argument("--host", default="127.0.0.1",
                      help="address to listen on (default 127.0.0.1; 0.0.0.0 for play over the network)")
@@ -403,7 +404,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "textui":
         from textui.__main__ import main as textui_main
 
-        return textui_main(["-s"] if args.show_board else [])
+        return textui_main((["-s"] if args.show_board else []) + (["-v"] if args.verbose else []))
     handlers = {"perft": _perft, "warmup": _warmup, "bench": _bench, "tablebase": _tablebase, "gui": _gui}
     if args.command is None:
         parser.print_usage(sys.stderr)

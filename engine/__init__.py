@@ -23,6 +23,7 @@ The names, by what they are for:
 - search: `Searcher`, `Limits`, `SearchInfo`, `SearchResult`; scores as each surface
   writes them: `uci_score`, `cecp_score`, `scaled_score`, `scaled_from_uci`,
   `scaled_from_cecp`, `scaled_mate_moves`, `is_scaled_mate`, `pgn_score`, `SCALE_MATE`.
+- the course's XML game files: `coursefile` (the package: `load`, `dump`, `CorruptFile`...).
 - endgame tables: `tablebase` (the package: building, probing, statistics), and its
   `open_tablebase`, `Tablebase`, `TablebaseError`, `ProbeResult`.
 - compiling: `compile_kernels`, `defer_compilation`, `kernels_compiled`, `warmup`,
@@ -30,8 +31,8 @@ The names, by what they are for:
   `source_hash`; the benchmark `run_bench`, `BenchStopped`, `BENCH_POSITIONS`.
 
 The layers, each importing only those before it: `jit` (numba plumbing), `rules`,
-`tablebase.indexing`, `search`, the rest of `tablebase`, then `precompile` (the warm-up)
-and `bench`.
+`coursefile`, `tablebase` (the search kernels use only `tablebase.indexing`), `search`,
+then `precompile` (the warm-up) and `bench` (see docs/engine.md).
 """
 
 from .jit.cache import CACHE_DIR, source_hash
@@ -49,6 +50,7 @@ _LAZY = {
     "MAX_PERFT_DEPTH": "rules.game", "Move": "rules.moves", "FenError": "rules.fen",
     "Searcher": "search.searcher", "Limits": "search.limits", "SearchInfo": "search.limits",
     "SearchResult": "search.limits",
+    "coursefile": None,
     "tablebase": None, "open_tablebase": "tablebase", "Tablebase": "tablebase", "TablebaseError": "tablebase",
     "ProbeResult": "tablebase",
     "warmup": "precompile", "compile_in_subprocess": "precompile", "cache_is_complete": "precompile",

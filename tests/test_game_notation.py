@@ -75,6 +75,8 @@ def test_san_errors_name_the_problem_and_leave_the_game_alone():
         game.push("Nf3")
     with pytest.raises(InvalidMoveError):
         game.push("hello")
+    with pytest.raises(InvalidMoveError, match="not a move"):
+        game.push("e1e1")  # squares, not SAN: the same square twice is no move
     with pytest.raises(IllegalMoveError):
         game.push("O-O")  # no castling rights in this FEN
     antichess = Game("antichess", "rnbqkbnr/ppp1pppp/8/3p4/4P3/8/PPPP1PPP/RNBQKBNR w - - 0 2")

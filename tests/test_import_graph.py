@@ -18,13 +18,14 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("engine", "protocols", "textui", "tournaments", "antichess")
+PACKAGES = ("engine", "protocols", "textui", "tournaments", "gui", "antichess")
 ALLOWED = {
     "engine": set(),
     "protocols": {"engine"},
     "textui": {"engine"},
     "tournaments": {"engine"},
-    "antichess": {"engine", "protocols", "textui", "tournaments"},
+    "gui": {"engine"},
+    "antichess": {"engine", "protocols", "textui", "tournaments", "gui"},
 }
 _DOTTED = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)+")
 
@@ -152,11 +153,12 @@ def test_the_command_line_is_its_own_package():
 ENGINE_LAYERS = (
     ("engine.jit",),
     ("engine.rules",),
+    ("engine.coursefile",),
     ("engine.tablebase",),
     ("engine.search",),
     ("engine.precompile", "engine.bench"),
 )
-ADAPTERS = ("protocols", "textui", "tournaments", "antichess")
+ADAPTERS = ("protocols", "textui", "tournaments", "gui", "antichess")
 
 
 def _layer(module: str) -> int:

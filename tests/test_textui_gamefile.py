@@ -6,16 +6,17 @@ from __future__ import annotations
 import os
 import random
 import time
+from pathlib import Path
 
 import pytest
 import xmlschema
 
 from test_textui_helpers import FILES, SAMPLE_GAME, SCHEMA
-from textui import gamefile, safexml
-from textui.gamefile import CorruptFile, GameOver
+from engine.coursefile import gamefile, safexml
+from engine.coursefile.gamefile import CorruptFile, GameOver
 from textui.session import TextUI
 
-# The project's schema (textui/schema/antichess.xsd) is the course's with `antiking` added to
+# The project's schema (engine/coursefile/schema/antichess.xsd) is the course's with `antiking` added to
 # the piece names; without that one value it gives the course schema's verdicts.
 ANTIKING_SCHEMA_TEXT = SCHEMA.read_text(encoding="utf-8")
 SCHEMA_TEXT = ANTIKING_SCHEMA_TEXT.replace('<xs:enumeration value="antiking" />', "")
@@ -235,7 +236,55 @@ def test_history_that_replays_keeps_the_move_stack():
     ui.execute(f"LoadGame {SAMPLE_GAME}")
     assert len(ui.game.move_stack) == 19
     ui.execute(f"LoadGame {FILES / 'en_passant.xml'}")
-    assert ui.game.move_stack == [] and ui.game.fen().split()[3] == "d6"
+    assert [move.uci() for move in ui.game.move_stack] == ["e2e4", "h7h6", "e4e5", "d7d5"]
+    assert ui.game.fen().split()[3] == "d6"
+
+
+def test_an_impossible_history_is_a_corrupt_file_and_says_why(tmp_path):
+    """f7-f4 is no move a game can have: `Corrupt file` on standard output, the game in hand
+    kept, the reason told to `explain` (the TextUI's -v prints it on standard error)."""
+    reasons = []
+    ui = TextUI(explain=reasons.append)
+    assert ui.execute("StartNewGame human 60000 human 60000") == ["New game started"]
+    assert ui.execute("MakeMove e2-e3 100") == ["e2-e3"]
+    before = ui.game.fen()
+    assert ui.execute(f"LoadGame {FILES / 'impossible_history.xml'}") == ["Corrupt file"]
+    assert ui.game.fen() == before
+    assert len(reasons) == 1 and "move 2 (black f7-f4) is not legal" in reasons[0]
+
+
+def test_a_history_that_does_not_lead_to_the_pieces_is_corrupt(tmp_path):
+    text = (FILES / "en_passant.xml").read_text().replace('<square id="h6" side="black" piece="pawn" />',
+                                                          '<square id="h5" side="black" piece="pawn" />')
+    path = tmp_path / "moved.xml"
+    path.write_text(text)
+    reasons = []
+    ui = TextUI(explain=reasons.append)
+    assert ui.execute(f"LoadGame {path}") == ["Corrupt file"]
+    assert "the moves lead to" in reasons[0]
+
+
+def test_a_game_from_a_set_up_position_saves_its_start_and_loads_back(tmp_path):
+    ui = TextUI()
+    ui.execute(f"LoadGame {FILES / 'stalemate_pass.xml'}")
+    assert ui.execute("MakeMove e7-e6 10") == ["e7-e6"]  # after White's pass
+    text = saved_text(ui, tmp_path)
+    assert '<moveHistory start="' in text
+    again = TextUI()
+    assert again.execute(f"LoadGame {tmp_path / 'game.xml'}") == ["Game loaded"]
+    assert again.game.fen() == ui.game.fen()
+
+
+def test_the_textui_explains_a_corrupt_file_on_stderr_with_v(tmp_path):
+    import subprocess
+    import sys
+
+    script = f"LoadGame {FILES / 'impossible_history.xml'}\nQuitGame\n"
+    for flags, expect_reason in (([], False), (["-v"], True)):
+        done = subprocess.run([sys.executable, "-m", "textui", *flags], input=script, capture_output=True,
+                              text=True, timeout=300, cwd=Path(__file__).resolve().parents[1])
+        assert done.stdout.splitlines()[0] == "Corrupt file"
+        assert ("f7-f4" in done.stderr) == expect_reason
 
 
 # -- corrupt and hostile files ----------------------------------------------------------------

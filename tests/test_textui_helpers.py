@@ -15,7 +15,7 @@ DATA = ROOT / "tests" / "data" / "textui"
 TRANSCRIPTS = DATA / "transcripts"
 FILES = DATA / "files"
 SAMPLE_GAME = DATA / "sample_game.xml"  # the course staff's sample game (a copy, see its header)
-SCHEMA = ROOT / "textui" / "schema" / "antichess.xsd"  # the project's game-file schema
+SCHEMA = ROOT / "engine" / "coursefile" / "schema" / "antichess.xsd"  # the project's game-file schema
 
 
 @dataclass

@@ -15,8 +15,9 @@ from typing import Callable
 
 from engine import RULE_SETS
 
-from . import board, gamefile
-from .gamefile import CorruptFile, GameOver, HistoryEntry, Timing
+from engine import coursefile as gamefile
+
+from . import board
 from .player import ComputerPlayer
 
 DEFAULT_VARIANT = "mit-antichess"
@@ -44,8 +45,9 @@ class TextUI:
     """
 
     def __init__(self, show_board: bool = False, computer: ComputerPlayer | None = None,
-                 timer: Callable[[], float] = time.perf_counter):
+                 timer: Callable[[], float] = time.perf_counter, explain: Callable[[str], None] | None = None):
         self.show_board = show_board
+        self.explain = explain  # told why a file is corrupt (standard output says only `Corrupt file`)
         self.computer = computer if computer is not None else ComputerPlayer()
         self.timer = timer
         self.finished = False  # set by QuitGame
@@ -53,8 +55,8 @@ class TextUI:
         self.players: dict[str, str] | None = None
         self.initial: dict[str, int | None] = {"white": None, "black": None}
         self.clocks: dict[str, int | None] = {"white": None, "black": None}
-        self.history: list[HistoryEntry] = []
-        self.over: GameOver | None = None
+        self.history: list[gamefile.HistoryEntry] = []
+        self.over: gamefile.GameOver | None = None
         self.pending = None  # the computer's move found by GetNextMove this turn
         self._commands: dict[str, tuple[Callable[[list[str]], list[str]], int | tuple[int, ...]]] = {
             "StartNewGame": (self._start_new_game, (4, 5)),
@@ -94,11 +96,11 @@ class TextUI:
 
     # -- helpers ---------------------------------------------------------------------------
 
-    def timing(self) -> Timing | None:
+    def timing(self) -> gamefile.Timing | None:
         """The clocks as saved: timed only when both players are timed."""
         if self.initial["white"] is None or self.initial["black"] is None:
             return None
-        return Timing(self.initial["white"], self.initial["black"], self.clocks["white"], self.clocks["black"])
+        return gamefile.Timing(self.initial["white"], self.initial["black"], self.clocks["white"], self.clocks["black"])
 
     def _move_text(self, text: str) -> str | None:
         """`text` as a move string (`e2-e4`), or None if malformed.  In rule sets that offer a
@@ -121,7 +123,7 @@ class TextUI:
         """Play `move` for `side`, record it, and report how the game goes on."""
         self.game.push(move)
         promotion = None if move.promotion in (None, "q") else gamefile.PIECE_NAMES[move.promotion]
-        self.history.append(HistoryEntry(side, move.course()[:5], self.clocks[side], promotion))
+        self.history.append(gamefile.HistoryEntry(side, move.course()[:5], self.clocks[side], promotion))
         self.pending = None
         return [move.course()] + self._settle()
 
@@ -131,7 +133,7 @@ class TextUI:
         for _ in range(3):
             outcome = self.game.outcome()
             if outcome is not None:
-                self.over = GameOver(outcome.winner, gamefile.describe(outcome))
+                self.over = gamefile.GameOver(outcome.winner, gamefile.describe(outcome))
                 return [WIN_LINES[outcome.winner]]
             legal = self.game.legal_moves()
             if len(legal) == 1 and legal[0].is_pass:
@@ -142,7 +144,7 @@ class TextUI:
 
     def _lose_on_time(self, side: str) -> list[str]:
         winner = _other(side)
-        self.over = GameOver(winner, "timeExpired")
+        self.over = gamefile.GameOver(winner, "timeExpired")
         self.pending = None
         return [WIN_LINES[winner]]
 
@@ -182,7 +184,9 @@ class TextUI:
         """LoadGame [filename]: replace the game by the file's, or `Corrupt file` and no change."""
         try:
             saved = gamefile.load(gamefile.read_file(args[0]))
-        except (CorruptFile, ValueError):
+        except (gamefile.CorruptFile, ValueError) as error:
+            if self.explain is not None:
+                self.explain(f"{args[0]}: {error}")
             return ["Corrupt file"]
         self.game = saved.game
         if self.players is None:

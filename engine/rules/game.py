@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -26,6 +27,7 @@ from .moves import Move
 from .rulesets import R_MUST_CAPTURE, REASONS, RuleSet, get_rule_set
 
 MAX_PERFT_DEPTH = 30
+_SQUARE_PAIR = re.compile(r"^[a-h][1-8]-?[a-h][1-8]")  # UCI or course notation, not SAN
 _HEADROOM = MAX_PERFT_DEPTH + 4
 
 
@@ -220,6 +222,8 @@ class Game:
         try:
             origin, target, promotion, is_pass = _parse_move_text(text)
         except InvalidMoveError:
+            if _SQUARE_PAIR.match(text):
+                raise  # written as squares (e1e1, e2-e2): no move in that notation
             return parse_san(self, text)  # not UCI or course notation: SAN, or no move at all
         if is_pass:
             for candidate in legal:

@@ -2,10 +2,12 @@
 
 A file holds the clocks (`time`), the moves played (`moveHistory`, each with the mover's
 remaining milliseconds after the move), the position (`pieces`) and, for a finished game,
-`gameOver`.  Reading follows the course: the position comes from `<pieces>`; side to move,
-castling rights and the en-passant square come from the move history.  When the history
-replays legally from the rule set's start position to exactly that position, the replayed
-game is used (so the halfmove clock and repetitions are exact too).
+`gameOver`.  A file with a move history is the game those moves play from the rule set's
+start position: every move must be legal, and they must lead to exactly the pieces listed
+(else the file is corrupt, with the reason).  A file without one is a set-up position: the
+position comes from `<pieces>`, with the rule set's first mover to move.  A game that began
+at a set-up position is written with its start as a FEN in a `start` attribute of
+`<moveHistory>` (the schema's anyAttribute), and its moves replay from there.
 
 Standard games are written with ruleset `6170-spring-2006`, anti-king games with
 `6170-spring-2006-antiking` and piece name `antiking` (docs/textui.md: the schema's piece
@@ -24,7 +26,8 @@ import stat
 import tempfile
 from dataclasses import dataclass
 
-from engine import RULE_SETS, RuleSet, get_rule_set, parse_square, placement_field
+from ..rules.notation import parse_square, placement_field
+from ..rules.rulesets import RULE_SETS, RuleSet, get_rule_set
 
 from . import safexml  # the file is parsed by defusedxml (see safexml)
 
@@ -129,7 +132,8 @@ def dump(game, history: list[HistoryEntry], timing: Timing | None, over: GameOve
         lines.append(f'  <time timed="true" initWhite="{timing.init_white}" initBlack="{timing.init_black}"'
                      f' currentWhite="{timing.current_white}" currentBlack="{timing.current_black}" />')
     if history:
-        lines.append("  <moveHistory>")
+        start = "" if game.start_fen == _standard_start(game.rules) else f' start="{game.start_fen}"'
+        lines.append(f"  <moveHistory{start}>")
         for entry in history:
             text = f'    <move side="{entry.side}" value="{entry.value}"'
             if timing is not None and entry.time is not None:
@@ -254,10 +258,13 @@ def load(data: bytes) -> SavedGame:
     else:
         side = rules.first_mover
     board = _board_field(placement)
-    game = _replay(rules, history, board, side)
-    replayed = game is not None
-    if game is None:
-        game = _from_pieces(rules, placement, board, side, history)
+    if history:
+        start = history_node.attrs.get("start")  # where the moves start when not at the rule set's start
+        game = _replay(rules, history, board, side, start)  # CorruptFile, with the reason, if it does not replay
+        replayed = True
+    else:
+        game = _from_pieces(rules, placement, board, side, history)  # a set-up position
+        replayed = False
 
     over = _game_over(game, over_node, timing)
     return SavedGame(game, history, timing, over, replayed)
@@ -300,25 +307,41 @@ def _matching_move(game, entry: HistoryEntry):
     return candidates[0] if len(candidates) == 1 else None
 
 
-def _replay(rules: RuleSet, history: list[HistoryEntry], board: str, side: str):
-    """The game replayed from the start position through `history` (passes made where a side
-    has no move), if every move is legal and it ends at `board` with `side` to move; else None."""
-    from engine import Game
+def _standard_start(rules: RuleSet) -> str:
+    """The FEN a game of `rules` starts from, as the engine writes it."""
+    from ..rules.game import Game
 
-    game = Game(rules)
-    for entry in history:
+    return Game(rules).start_fen
+
+
+def _replay(rules: RuleSet, history: list[HistoryEntry], board: str, side: str, start: str | None = None):
+    """The game replayed from the start position (the rule set's, or the FEN `start`)
+    through `history` (passes made where a side has no move), which must end at `board` with
+    `side` to move; CorruptFile naming the first move that is not legal, or the difference
+    at the end, otherwise."""
+    from ..rules.fen import FenError
+    from ..rules.game import Game
+
+    try:
+        game = Game(rules, start)
+    except FenError as error:
+        raise CorruptFile(f"the moves' start position {start!r} is not legal: {error}") from None
+    for number, entry in enumerate(history, 1):
         if game.turn != entry.side:
             legal = game.legal_moves()
             if len(legal) != 1 or not legal[0].is_pass:
-                return None
+                raise CorruptFile(f"move {number} ({entry.side} {entry.value}): it is {game.turn}'s turn")
             game.push(legal[0])
         move = _matching_move(game, entry)
         if move is None:
-            return None
+            raise CorruptFile(f"move {number} ({entry.side} {entry.value}) is not legal after "
+                              f"{' '.join(m.uci() for m in game.move_stack) or 'the start'}")
         game.push(move)
     fields = game.fen().split()
-    if fields[0] != board or fields[1] != side[0]:
-        return None
+    if fields[0] != board:
+        raise CorruptFile(f"the moves lead to {fields[0]}, but the pieces listed are {board}")
+    if fields[1] != side[0]:
+        raise CorruptFile(f"the moves leave {game.turn} to move, not {side}")
     return game
 
 
@@ -326,7 +349,8 @@ def _from_pieces(rules: RuleSet, placement: dict[str, str], board: str, side: st
                  history: list[HistoryEntry]):
     """The game at the position of `placement`, with castling rights and the en-passant square
     read from `history`; CorruptFile if that is no legal position under `rules`."""
-    from engine import FenError, Game
+    from ..rules.fen import FenError
+    from ..rules.game import Game
 
     touched = set()
     for entry in history:

@@ -7,7 +7,7 @@ as the first UCI command (so `uci` gets its `uciok`, and a stray first line gets
 
 from __future__ import annotations
 
-from .host import clean_line, ignore_sigint, run_stdio, stdin_reader
+from .host import clean_line, ignore_sigint, on_terminal, run_stdio, stdin_reader
 
 
 def choose(first_line: str) -> str:
@@ -16,23 +16,28 @@ def choose(first_line: str) -> str:
 
 
 def main() -> int:
-    """Read the first non-blank line, then run that protocol on standard input/output."""
-    stdin = stdin_reader()
-    while True:
-        raw = stdin.readline()
-        if not raw:
-            return 0
-        first = clean_line(raw)
-        if first:
-            break
-    if choose(first) == "xboard":
-        from .xboard import CecpAdapter
+    """Read the first non-blank line, then run that protocol on standard input/output.
 
+    Ctrl-C on a terminal ends the engine with exit status 130 (while it waits for the first
+    line too).  On a pipe SIGINT is ignored until the first line is read: a CECP GUI may
+    send it before the engine has read `xboard` (then CECP ignores it; UCI stops a search)."""
+    if not on_terminal():
         ignore_sigint()
-        return run_stdio(CecpAdapter, [first], stdin=stdin)
-    from .uci import stdio_adapter
-
     try:
+        stdin = stdin_reader()
+        while True:
+            raw = stdin.readline()
+            if not raw:
+                return 0
+            first = clean_line(raw)
+            if first:
+                break
+        if choose(first) == "xboard":
+            from .xboard import stdio_adapter as cecp_adapter
+
+            return run_stdio(cecp_adapter, [first], stdin=stdin)
+        from .uci import stdio_adapter
+
         return run_stdio(stdio_adapter, [first], stdin=stdin)
-    except KeyboardInterrupt:  # Ctrl-C with nothing to stop
+    except KeyboardInterrupt:  # Ctrl-C on a terminal with nothing to stop
         return 130

@@ -141,7 +141,10 @@ def main() -> int:
     except InputError as error:
         print(f"antichess hackerrank: error: {error}", file=sys.stderr)
         return 1
-    except (OSError, KeyboardInterrupt) as error:
+    except KeyboardInterrupt:  # Ctrl-C: a clean exit, as every other command makes
+        print("antichess hackerrank: interrupted", file=sys.stderr)
+        return 130
+    except OSError as error:
         print(f"antichess hackerrank: error: {error}", file=sys.stderr)
         return 1
     print(answer, flush=True)

@@ -490,6 +490,25 @@ def stop_on_sigint(adapter: Adapter) -> None:
         pass
 
 
+def on_terminal() -> bool:
+    """True when standard input is a terminal: a person typing, whose Ctrl-C means stop."""
+    try:
+        return os.isatty(sys.stdin.fileno())
+    except (AttributeError, OSError, ValueError):
+        return False
+
+
+def cecp_sigint(adapter: Adapter) -> None:
+    """SIGINT for a CECP engine.  XBoard sends it (before `?` and other commands, unless the
+    engine has said `feature sigint=0`, which it may not have read yet), so on a pipe it is
+    ignored; on a terminal it is a person's Ctrl-C and works as in UCI (`stop_on_sigint`):
+    a running search stops and plays its move, with nothing running the engine ends."""
+    if on_terminal():
+        stop_on_sigint(adapter)
+    else:
+        ignore_sigint()
+
+
 def ignore_sigint() -> None:
     """GUIs (XBoard) may send SIGINT to an engine; Python would raise KeyboardInterrupt."""
     import signal

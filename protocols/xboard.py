@@ -19,7 +19,7 @@ from typing import Callable
 
 from engine import cecp_score, placement_field
 
-from .host import ENGINE_NAME, Adapter, Job, canonical_variant, ignore_sigint, run_stdio
+from .host import ENGINE_NAME, Adapter, Job, canonical_variant, cecp_sigint, run_stdio
 from .options import THREADS_MAX, THREADS_MIN, OptionError
 from .play import think
 from .uci import legal_prefix
@@ -739,7 +739,17 @@ class CecpAdapter(Adapter):
             self.send(self.view.result(outcome))
 
 
+def stdio_adapter(write: Callable[[str], None]) -> CecpAdapter:
+    """The adapter for standard input and output: SIGINT is ignored on a pipe (XBoard sends
+    it) and stops the search or ends the engine on a terminal (`protocols.host.cecp_sigint`)."""
+    adapter = CecpAdapter(write)
+    cecp_sigint(adapter)
+    return adapter
+
+
 def main() -> int:
     """`antichess xboard`: speak CECP on standard input and output."""
-    ignore_sigint()
-    return run_stdio(CecpAdapter)
+    try:
+        return run_stdio(stdio_adapter)
+    except KeyboardInterrupt:  # Ctrl-C on a terminal with nothing to stop
+        return 130

@@ -25,7 +25,7 @@ from typing import Callable, Iterable
 
 from engine import RULE_SETS, RuleError, defer_compilation, get_rule_set
 
-from .options import UCI_VARIANT_NAMES, Options, tablebase_folder
+from .options import UCI_VARIANT_NAMES, Options, tablebase_census, tablebase_folder
 
 ENGINE_NAME = "antichess-engine 0.1"
 ENGINE_AUTHOR = "the antichess-engine developers"
@@ -333,9 +333,16 @@ class Adapter:
             self._searcher.set_threads(threads)
 
     def set_tablebase_path(self, path: str | None) -> None:
-        """TablebasePath: the Searcher's endgame-table folder (None: the default folder)."""
+        """TablebasePath: the Searcher's endgame-table folder (None: the default folder);
+        the GUI is told what the folder holds (`report_tablebases`)."""
         if self._searcher is not None:
             self._searcher.tablebase_path = path
+        tables, summary = tablebase_census(path)
+        self.report_tablebases(path, tables, summary)
+
+    def report_tablebases(self, path: str | None, tables: int, summary: str) -> None:  # pragma: no cover
+        """Tell the GUI what the table folder `path` holds (`summary`, one line)."""
+        raise NotImplementedError
 
     def restart_analysis(self) -> None:
         """MultiPV: a running analysis shows the new number of lines (none here)."""

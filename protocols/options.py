@@ -34,7 +34,8 @@ SKILL_MIN, SKILL_MAX = 0, 20
 MULTIPV_MIN, MULTIPV_MAX = 1, 64
 THREADS_MIN, THREADS_MAX = 1, max(1, os.cpu_count() or 1)
 
-DEFAULT_FOLDER = "<default>"  # TablebasePath: the default table folder
+EMPTY = "<empty>"  # TablebasePath's default as offered: Stockfish's spelling of an empty string
+DEFAULT_SPELLINGS = ("", EMPTY, "<default>")  # the values that mean the default table folder
 
 
 class OptionError(ValueError):
@@ -150,10 +151,48 @@ class EngineOption:
 
 def tablebase_folder(value: str) -> str | None:
     """The Searcher's `tablebase_path` for a TablebasePath value: None (the default folder)
-    for an empty value, `<default>` or `<empty>` (how GUIs send an empty string), else the
-    folder named."""
+    for an empty value, `<empty>` (how GUIs send an empty string) or `<default>` (what the
+    engine offered before), else the folder named."""
     value = (value or "").strip()
-    return None if value in ("", DEFAULT_FOLDER, "<empty>") else value
+    return None if value in DEFAULT_SPELLINGS else value
+
+
+def tablebase_summary(folder: str | None) -> str:
+    """What the endgame-table folder `folder` (None: the default folder) holds, in one line
+    for the GUI: `tablebases: 714 antichess tables in DIR`, `tablebases: DIR does not
+    exist`, `... is not a folder`, or `tablebases: no tables in DIR (...)`."""
+    return tablebase_census(folder)[1]
+
+
+def tablebase_census(folder: str | None) -> tuple[int, str]:
+    """(number of tables, `tablebase_summary` line) of `folder`.  Table files are
+    DIR/<rule set>/*.actb, one folder per rule set that has tables (giveaway reads
+    antichess's); the DTZ companions (.actz) are not counted."""
+    import os
+
+    from engine import tablebase
+
+    directory = str(tablebase.default_directory()) if folder is None else folder
+    shown = f"{directory} (the default folder)" if folder is None else directory
+    if not os.path.exists(directory):
+        return 0, f"tablebases: {shown} does not exist"
+    if not os.path.isdir(directory):
+        return 0, f"tablebases: {shown} is not a folder"
+    counts, total = [], 0
+    subfolders = sorted(set(tablebase.TABLE_VARIANTS.values()))
+    for variant in subfolders:
+        try:
+            names = os.listdir(os.path.join(directory, variant))
+        except OSError:
+            names = []
+        count = sum(name.endswith(".actb") for name in names)
+        total += count
+        if count:
+            counts.append(f"{count} {variant} table{'s' if count != 1 else ''}")
+    if not counts:
+        where = " or ".join(os.path.join(directory, variant) for variant in subfolders)
+        return 0, f"tablebases: no tables in {shown} (no .actb files in {where})"
+    return total, f"tablebases: {', '.join(counts)} in {shown}"
 
 
 OPTIONS: tuple[EngineOption, ...] = (
@@ -172,8 +211,9 @@ OPTIONS: tuple[EngineOption, ...] = (
                  min=SKILL_MIN, max=SKILL_MAX),
     EngineOption("MultiPV", "spin", 1, "root moves reported with exact scores and PVs",
                  min=MULTIPV_MIN, max=MULTIPV_MAX, on_change=lambda host, value: host.restart_analysis()),
-    EngineOption("TablebasePath", "string", DEFAULT_FOLDER,
-                 "the endgame-table folder (`<default>`, `<empty>` or an empty value: the default folder)",
+    EngineOption("TablebasePath", "string", EMPTY,
+                 "the endgame-table folder (`<empty>`, `<default>` or an empty value: the default folder); "
+                 "setting it reports the tables found (host.set_tablebase_path)",
                  on_change=lambda host, value: host.set_tablebase_path(tablebase_folder(value)),
                  cecp_type="path", cecp_also='egt="antichess,suicide"'),
 )

@@ -84,6 +84,10 @@ class UciAdapter(Adapter):
         """What the engine is busy with (compiling its kernels): one `info string` line."""
         self.send(f"info string {message}")
 
+    def report_tablebases(self, path: str | None, tables: int, summary: str) -> None:
+        """TablebasePath was set: what the folder holds, as an `info string` line."""
+        self.send(f"info string {summary}")
+
     @property
     def game(self):
         """The current position (created from the rule set's start on first use)."""

@@ -157,6 +157,7 @@ class CecpAdapter(Adapter):
         self.analyzing = False  # analyze mode: an infinite search of the current position
         self.excluded: set[int] = set()  # root moves left out (`exclude`), cleared when the position changes
         self._analysis = None  # (last SearchInfo or None, root moves searched) of the running analysis
+        self._tablebase_folder: str | None = None  # the table folder last named (report_tablebases)
 
     # -- helpers -----------------------------------------------------------------------
 
@@ -168,6 +169,16 @@ class CecpAdapter(Adapter):
         """What the engine is busy with (compiling its kernels): a `#` line, which XBoard
         shows in its debug log only."""
         self.send(f"# {message}")
+
+    def report_tablebases(self, path: str | None, tables: int, summary: str) -> None:
+        """TablebasePath or `egtpath` was set: what the folder holds as a `#` line (XBoard's
+        debug log; python-chess ignores it), and, when a folder other than the last one
+        named holds no table, as `telluser` too (an XBoard message box: XBoard sends
+        `egtpath` before every game, so the same folder is not shown again)."""
+        self.send(f"# {summary}")
+        if tables == 0 and path != self._tablebase_folder:
+            self.send(f"telluser {summary}")
+        self._tablebase_folder = path
 
     def error(self, kind: str, command: str) -> None:
         """The spec's error line: `Error (kind): command`."""

@@ -225,3 +225,20 @@ def test_xboard_client_analyses_with_root_moves(client_errors):
                     assert info["pv"][0] == allowed[0]
                     break
     assert client_errors == []
+
+
+def test_clients_read_the_tablebase_path_default_as_empty(client_errors):
+    """UCI's `default <empty>` (Stockfish's way of offering an empty string): python-chess
+    reads `<empty>`, where `default <default>` was read as '>' (the word "default" inside
+    the value ended the field); the value reads back and can be sent back unchanged."""
+    with chess.engine.SimpleEngine.popen_uci(["antichess"]) as engine:
+        option = engine.options["TablebasePath"]
+        assert (option.type, option.default) == ("string", "<empty>")
+        engine.configure({"TablebasePath": "<empty>"})
+        engine.ping()
+    with chess.engine.SimpleEngine.popen_xboard(["antichess"]) as engine:
+        option = engine.options["TablebasePath"]
+        assert (option.type, option.default) == ("path", "<empty>")
+        engine.configure({"TablebasePath": "<empty>"})
+        engine.ping()
+    assert client_errors == []

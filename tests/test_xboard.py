@@ -24,7 +24,7 @@ FEATURES = [
     'feature option="SkillLevel -spin 20 0 20"',
     'feature option="ClearHash -button"',
     'feature option="MultiPV -spin 1 1 64"',
-    'feature egt="antichess,suicide" option="TablebasePath -path <default>"',
+    'feature egt="antichess,suicide" option="TablebasePath -path <empty>"',
     "feature done=1",
 ]
 

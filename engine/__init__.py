@@ -19,7 +19,8 @@ The names, by what they are for:
   `KernelRows`, the errors `FenError`, `IllegalMoveError`, `InvalidMoveError`, perft's
   `StopFlag`, `PerftStopped` and `MAX_PERFT_DEPTH`; the rule records `RULE_SETS`,
   `RuleSet`, `RuleError`, `get_rule_set`, `rule_set_names`; notation `placement_field`,
-  `parse_square`, `square_name`.
+  `parse_square`, `square_name`; PGN records `PgnGame` and `render_pgn` (a game's own is
+  `Game.pgn()`).
 - search: `Searcher`, `Limits`, `SearchInfo`, `SearchResult`; scores as each surface
   writes them: `uci_score`, `cecp_score`, `scaled_score`, `scaled_from_uci`,
   `scaled_from_cecp`, `scaled_mate_moves`, `is_scaled_mate`, `pgn_score`, `SCALE_MATE`.
@@ -48,6 +49,7 @@ _LAZY = {
     "Game": "rules.game", "Outcome": "rules.game", "KernelRows": "rules.game", "IllegalMoveError": "rules.errors",
     "InvalidMoveError": "rules.errors", "StopFlag": "rules.game", "PerftStopped": "rules.errors",
     "MAX_PERFT_DEPTH": "rules.game", "Move": "rules.moves", "FenError": "rules.fen",
+    "PgnGame": "rules.pgn", "render_pgn": "rules.pgn",
     "Searcher": "search.searcher", "Limits": "search.limits", "SearchInfo": "search.limits",
     "SearchResult": "search.limits",
     "coursefile": None,

@@ -1,6 +1,6 @@
 """PGN: a game's record as text that python-chess, lichess and the GUIs read.
 
-`render` writes tags, a blank line, movetext wrapped at 79 columns (move numbers from the
+`render_pgn` writes tags, a blank line, movetext wrapped at 79 columns (move numbers from the
 start position's fullmove number, `N...` after a comment or when Black moves first, `{}`
 comments) and the result.  `game_pgn` makes the record of a `Game`: the Seven Tag Roster,
 then Variant (the rule set's name, which python-chess's `chess.variant.find_variant`
@@ -34,7 +34,7 @@ def _comment(text: str) -> str:
     return "{" + text.replace("}", ")").replace("{", "(").replace("\n", " ") + "}"
 
 
-def render(pgn: PgnGame, width: int = 79) -> str:
+def render_pgn(pgn: PgnGame, width: int = 79) -> str:
     """The game as PGN text (tags, blank line, wrapped movetext, blank line)."""
     lines = [f'[{name} "{_escape(value)}"]' for name, value in pgn.tags]
     fields = pgn.start_fen.split()
@@ -100,4 +100,4 @@ def game_pgn(game, headers: dict[str, str] | None = None) -> str:
     tags.update(headers or {})
     record = PgnGame(list(tags.items()), game.start_fen, sans, [None] * len(sans), tags["Result"],
                      f"{outcome.reason}" if outcome is not None else None)
-    return render(record)
+    return render_pgn(record)

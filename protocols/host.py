@@ -194,6 +194,7 @@ class Adapter:
         self.loader = Loader(self.report_progress)
         self._load_error_reported = False
         self.job: Job | None = None
+        self._pending_changes: list[Callable[[], None]] = []  # change_when_idle, waiting for the job to end
         self.finished = False
         self._searcher = None
 
@@ -310,22 +311,32 @@ class Adapter:
 
     # -- what the options' callbacks (protocols.options) change -----------------------------
 
-    def stop_before_change(self) -> None:
-        """Stop the running job before a setting it depends on changes; its answer is still
-        given (a protocol where it should not be overrides this)."""
-        self.stop_job(discard=False)
+    def change_when_idle(self, change: Callable[[], None]) -> None:
+        """Make a change that needs an idle engine (a new or cleared hash table) now, or, if
+        a search or perft runs, once it has ended and given its answer: a GUI may send an
+        option while the engine thinks (XBoard does, the moment the user closes its
+        engine-settings dialog), and the search must neither be lost nor cut short.  CECP
+        restarts a running analysis instead (it never ends by itself)."""
+        if self.job is None:
+            change()
+        else:
+            self._pending_changes.append(change)
+
+    def _apply_pending_changes(self) -> None:
+        while self._pending_changes and self.job is None:
+            self._pending_changes.pop(0)()
 
     def resize_hash(self, hash_mb: int) -> None:
-        """Hash: a transposition table of `hash_mb` MiB (cleared), now if the Searcher exists."""
+        """Hash: a transposition table of `hash_mb` MiB (cleared), if the Searcher exists
+        (else it is made with the option's value); when the engine is idle."""
         if self._searcher is not None:
-            self.stop_before_change()
-            self._searcher.set_hash(hash_mb)
+            searcher = self._searcher
+            self.change_when_idle(lambda: searcher.set_hash(hash_mb))
 
     def clear_hash(self) -> None:
-        """Clear Hash: forget the table, killers and history."""
+        """Clear Hash: forget the table, killers and history, when the engine is idle."""
         if self.engine_ready():
-            self.stop_before_change()
-            self.searcher.new_game()
+            self.change_when_idle(self.searcher.new_game)
 
     def apply_threads(self, threads: int) -> None:
         """Threads: search with `threads` threads from the next search on (Lazy SMP)."""
@@ -349,6 +360,7 @@ class Adapter:
 
     def start_job(self, job: Job) -> None:
         """Run `job` in a worker thread; its completion comes back as an event."""
+        self._apply_pending_changes()
         self.job = job
         job.on_finish = lambda finished: self._events.put(("done", finished))
         job.thread.start()
@@ -386,6 +398,7 @@ class Adapter:
             self.job = None
         if not job.discarded:
             self.job_finished(job)
+        self._apply_pending_changes()  # options set while it ran (change_when_idle)
 
     def job_finished(self, job: Job) -> None:  # pragma: no cover - abstract
         """A job ended and its output is wanted."""

@@ -143,7 +143,7 @@ class CecpAdapter(Adapter):
         self.variant = "chess"
         self._game = None
         self.force = False
-        self.engine_side = "black"
+        self.gui_side = "black"  # the side the engine plays, as the GUI names it (see engine_side)
         self.result_received = False
         self.mps, self.base, self.inc = 0, None, 0.0
         self.st = None
@@ -160,6 +160,18 @@ class CecpAdapter(Adapter):
         self._tablebase_folder: str | None = None  # the table folder last named (report_tablebases)
 
     # -- helpers -----------------------------------------------------------------------
+
+    @property
+    def engine_side(self) -> str:
+        """The side the engine plays, in the engine's colours.  CECP names sides as the GUI
+        sees them (`new`: the engine plays Black), so the side is kept in the GUI's colours
+        (`gui_side`) and read through the view: in hackerrank, shown turned round, the GUI's
+        Black is the engine's White (player 2), whatever the order of `new` and `variant`."""
+        return self.view.side(self.gui_side)
+
+    @engine_side.setter
+    def engine_side(self, side: str) -> None:
+        self.gui_side = self.view.side(side)
 
     def report_error(self, message: str) -> None:
         """Bad input or failure: `Error (reason): ...`."""
@@ -259,7 +271,8 @@ class CecpAdapter(Adapter):
     # -- game set-up -------------------------------------------------------------------
 
     def cmd_new(self, rest: str, line: str) -> None:
-        """Standard chess from the start; the engine plays Black; no depth limit."""
+        """Standard chess from the start; the engine plays the GUI's Black (in hackerrank,
+        which `variant` then shows turned round, player 2); no depth limit."""
         self._discard()
         if not self.engine_ready():
             return
@@ -267,7 +280,7 @@ class CecpAdapter(Adapter):
         self._game = None
         self.view = View()
         self.force = False
-        self.engine_side = "black"
+        self.gui_side = "black"
         self.result_received = False
         self.sd = None
         self.searcher.new_game()
@@ -358,12 +371,12 @@ class CecpAdapter(Adapter):
     def cmd_white(self, rest: str, line: str) -> None:
         """Protocol 1: the engine plays Black (White is on move)."""
         self._discard()
-        self.engine_side = self.view.side("black")
+        self.gui_side = "black"
 
     def cmd_black(self, rest: str, line: str) -> None:
         """Protocol 1: the engine plays White (Black is on move)."""
         self._discard()
-        self.engine_side = self.view.side("white")
+        self.gui_side = "white"
 
     def cmd_result(self, rest: str, line: str) -> None:
         """The game is over: stop and wait for `new`."""
@@ -491,10 +504,15 @@ class CecpAdapter(Adapter):
         except OptionError as error:
             self.error(error.cecp_text(), line)
 
-    def stop_before_change(self) -> None:
-        """A running search or analysis is dropped (no move is played) before a setting
-        changes."""
-        self._discard()
+    def change_when_idle(self, change) -> None:
+        """An option that needs an idle engine (Hash, ClearHash): applied after the running
+        search has played its move; a running analysis restarts with it."""
+        if self.job is not None and self.job.kind == "analyze":
+            self._discard()
+            change()
+            self._analyze()
+            return
+        super().change_when_idle(change)
 
     def restart_analysis(self) -> None:
         """MultiPV changed: a running analysis starts again with the new number of lines."""

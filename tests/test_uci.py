@@ -27,7 +27,7 @@ HANDSHAKE = [
     "option name Move Overhead type spin default 30 min 0 max 5000",
     "option name Skill Level type spin default 20 min 0 max 20",
     "option name MultiPV type spin default 1 min 1 max 64",
-    "option name TablebasePath type string default <default>",
+    "option name TablebasePath type string default <empty>",
     "uciok",
 ]
 
@@ -300,13 +300,36 @@ def test_searchmoves_restricts_the_answer():
 
 
 def test_hash_and_clear_hash_while_idle_and_thinking():
+    """UCI says a GUI sends `setoption` only while the engine waits; one sent during a search
+    is applied once the search has answered, so `go infinite` still waits for `stop` and a
+    timed search keeps its time and answers."""
+    import time
+
+    from engine import Searcher
+
     with EngineDriver.in_process("uci") as engine:
         engine.send("setoption name Hash value 1", "isready")
         engine.expect("readyok")
-        engine.send("position startpos", "go infinite", "setoption name Hash value 8")
-        engine.expect_prefix("bestmove", timeout=5)  # resizing the table ends the search first
+        searcher = engine.adapter.searcher
+        assert searcher.tt.keys.size == Searcher(hash_mb=1).tt.keys.size
+        mark = engine.mark()
+        engine.send("position startpos", "go infinite", "setoption name Hash value 8", "isready")
+        engine.expect("readyok", start=mark)
+        time.sleep(0.5)
+        assert not any(line.startswith("bestmove") for line in engine.output[mark:])  # infinite: only after stop
+        assert searcher.tt.keys.size == Searcher(hash_mb=1).tt.keys.size
+        engine.send("stop", "isready")
+        engine.expect_prefix("bestmove", timeout=5, start=mark)
+        engine.expect("readyok", start=engine.output.index("readyok", mark) + 1)
+        assert searcher.tt.keys.size == Searcher(hash_mb=8).tt.keys.size
+        mark = engine.mark()
+        started = time.monotonic()
+        engine.send("go movetime 1000", "setoption name Clear Hash")
+        best = engine.expect_prefix("bestmove", timeout=10, start=mark)
+        assert time.monotonic() - started > 0.8  # not cut short
+        assert Game("chess").is_legal(best.split()[1])
         engine.send("setoption name Clear Hash", "go depth 3")
-        engine.wait_for(lambda line: sum(x.startswith("bestmove") for x in engine.output) >= 2)
+        engine.wait_for(lambda line: sum(x.startswith("bestmove") for x in engine.output) >= 3)
         assert not any("error" in line for line in engine.output)
 
 

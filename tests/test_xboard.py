@@ -362,3 +362,105 @@ def test_multipv_option_in_analysis_and_in_play():
         engine.send("option MultiPV=65", "ping 2")
         engine.expect("pong 2")
         assert "Error (option value 65 out of range 1..64): option MultiPV=65" in engine.output
+
+
+# -- options while thinking; the side the engine plays after `new` ---------------------------
+
+def _tt_bytes(hash_mb: int) -> int:
+    from engine import Searcher
+
+    return Searcher(hash_mb=hash_mb).tt.keys.size
+
+
+@pytest.mark.parametrize("option", ["Hash=32", "ClearHash"])
+def test_an_option_sent_while_thinking_is_applied_after_the_move(option):
+    """XBoard sends `option` the moment the user presses OK in its engine-settings dialog,
+    thinking or not: the search goes on, its move comes, then the option applies."""
+    with EngineDriver.in_process("xboard") as engine:
+        engine.send("xboard", "protover 2", "new", "ping 1")
+        engine.expect("pong 1", timeout=30)
+        searcher = engine.adapter.searcher
+        assert searcher.tt.keys.size == _tt_bytes(16)
+        engine.send("st 3", "go")  # no iteration starts after 60 % of it: the move comes after 1.8 s or more
+        started = time.monotonic()
+        time.sleep(0.3)
+        mark = engine.mark()
+        engine.send(f"option {option}", "ping 2")
+        engine.expect("pong 2", start=mark)
+        move = engine.expect_prefix("move ", timeout=10, start=mark)
+        assert 1.2 < time.monotonic() - started < 6, "the search was cut short or restarted"
+        assert Game("chess").is_legal(move.split()[1])
+        engine.send("ping 3")
+        engine.expect("pong 3", start=mark)
+        assert engine.adapter.searcher is searcher
+        assert searcher.tt.keys.size == _tt_bytes(32 if option.startswith("Hash") else 16)
+        assert not any(line.startswith("Error") for line in engine.output), engine.output
+
+
+def test_question_mark_after_an_option_while_thinking_still_moves_now():
+    with EngineDriver.in_process("xboard") as engine:
+        engine.send("xboard", "protover 2", "new", "st 30", "go")
+        time.sleep(0.5)
+        mark = engine.mark()
+        engine.send("option Hash=32", "option ClearHash", "?")
+        move = engine.expect_prefix("move ", timeout=5, start=mark)
+        assert Game("chess").is_legal(move.split()[1])
+
+
+def test_an_option_during_analysis_restarts_the_analysis():
+    with EngineDriver.in_process("xboard") as engine:
+        engine.send("xboard", "protover 2", "new", "force", "post", "analyze")
+        _thinking_after(engine, _pong_index(engine, 1), 1, timeout=30)
+        engine.send("option Hash=32")
+        start = _pong_index(engine, 2)
+        assert engine.adapter.searcher.tt.keys.size == _tt_bytes(32)
+        lines = _thinking_after(engine, start, 2)  # the analysis goes on with the new table
+        assert all(Game("chess").is_legal(move) for move in _first_moves(lines))
+        engine.send("exit")
+
+
+def _first_gui_move(variant: str) -> tuple[str, str]:
+    """(engine notation, GUI notation) of a legal first move of the side that starts."""
+    from protocols.xboard import View
+
+    move = sorted(m.uci() for m in Game(variant).legal_moves() if not m.is_pass)[0]
+    return move, View(turned=variant == "hackerrank").move(move)
+
+
+@pytest.mark.parametrize("variant", CECP_VARIANTS)
+def test_after_new_the_engine_plays_the_guis_black_in_every_rule_set(variant):
+    """CECP's `new` sets the engine to play Black: XBoard's Black, which in hackerrank (shown
+    turned round, XBoard's White being player 1, who moves first) is the engine's White.  So
+    after the GUI's first move the engine answers, in every rule set (XBoard's default mode,
+    the documented command lines)."""
+    from protocols.xboard import View
+
+    mine, sent = _first_gui_move(variant)
+    out = run_transcript("xboard", ["xboard", "protover 2", "new", f"variant {variant}", "st 0.2", "time 1000",
+                                    "otim 1000", f"usermove {sent}", SETTLE, "ping 1"])
+    moves = [line for line in out if line.startswith("move ")]
+    assert len(moves) == 1, (variant, out[len(FEATURES):])
+    game = Game(variant)
+    game.push(mine)
+    assert game.is_legal(View(turned=variant == "hackerrank").move(moves[0].split()[1])), (variant, moves)
+
+
+def test_hackerrank_the_issue_lines_get_an_answer_and_go_plays_player_1():
+    from protocols.xboard import View
+
+    turned = View(turned=True)
+    out = run_transcript("xboard", ["xboard", "protover 2", "new", "variant hackerrank", "st 0.2", "time 1000",
+                                    "otim 1000", "usermove e2e3", SETTLE, "ping 1"])
+    moves = [line.split()[1] for line in out if line.startswith("move ")]
+    game = Game("hackerrank")
+    game.push("e7e6")  # XBoard's e2e3 on the turned board: player 1's e-pawn
+    assert len(moves) == 1 and game.is_legal(turned.move(moves[0])), out[len(FEATURES):]
+    # `-mode MachineWhite`: XBoard sends `go` at the start; the engine plays player 1 (XBoard's
+    # White) and, after the GUI's reply, moves again.
+    out = run_transcript("xboard", ["xboard", "protover 2", "new", "variant hackerrank", "st 0.2", "go", SETTLE,
+                                    "usermove e7e6", SETTLE, "ping 1"])
+    moves = [line.split()[1] for line in out if line.startswith("move ")]
+    assert len(moves) == 2, out[len(FEATURES):]
+    game = Game("hackerrank")
+    for move in (moves[0], "e7e6", moves[1]):
+        game.push(turned.move(move))

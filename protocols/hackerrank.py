@@ -15,14 +15,22 @@ bot always has a move to print) and is exact early in the game; later it may cou
 plies than were played, which only makes the bot ignore a limit that is nearer than it
 thinks.
 
+**A fresh install.**  Compiling the engine's kernels takes 25 s or more (a minute on a
+loaded 2-core machine), far past the second the problem allows.  When the kernel cache is
+not complete the bot plays with the interpreted kernels (`engine.defer_compilation`: the
+same rules and search, about a thousand times slower, so a shallow search, but a legal move
+within the same time) and starts the worker process that compiles the cache
+(`engine.compile_in_subprocess`), which outlives the bot; later runs load the cache.
+
 Bad input (no player line, wrong row count or length, unknown letters, a position the
 rules reject, a finished game) prints one `antichess hackerrank: error: ...` line on
-stderr and exits with status 1.
+stderr and exits with status 1.  Ctrl-C exits with status 130.
 """
 
 from __future__ import annotations
 
 import sys
+import threading
 import time
 
 from engine import placement_field
@@ -117,6 +125,30 @@ def choose_move(text: str, deadline: float | None = None) -> str:
     return move_text(move)
 
 
+def prepare_engine() -> threading.Event | None:
+    """Make the engine ready to answer at once: with a complete kernel cache nothing is
+    needed (the kernels load from it); otherwise the kernels run interpreted in this
+    process and a worker process compiles the cache for the next run.  Returns an Event set
+    once that worker has started (None when no worker is needed)."""
+    from engine import cache_is_complete, defer_compilation
+
+    if cache_is_complete():
+        return None
+    defer_compilation()
+    started = threading.Event()
+
+    def compile_cache() -> None:
+        from engine import compile_in_subprocess
+
+        try:
+            compile_in_subprocess(on_start=started.set)
+        except (OSError, RuntimeError):  # the next run tries again
+            started.set()
+
+    threading.Thread(target=compile_cache, name="kernel-compiler", daemon=True).start()
+    return started
+
+
 def process_age() -> float:
     """Seconds since this process started (from /proc; 0.1 s, the interpreter's start, if unknown)."""
     try:
@@ -137,6 +169,7 @@ def main() -> int:
     try:
         text = sys.stdin.buffer.read(1 << 16).decode("utf-8", errors="replace")
         parse_input(text)  # fail fast, before loading the engine
+        compiling = prepare_engine()
         answer = choose_move(text, started + TIME_BUDGET)
     except InputError as error:
         print(f"antichess hackerrank: error: {error}", file=sys.stderr)
@@ -148,4 +181,6 @@ def main() -> int:
         print(f"antichess hackerrank: error: {error}", file=sys.stderr)
         return 1
     print(answer, flush=True)
+    if compiling is not None:
+        compiling.wait(2.0)  # the worker, once started, outlives this process and completes the cache
     return 0

@@ -169,19 +169,28 @@ class Display:
 
 
 class HumanSession:
-    """XBoard with our engine playing Black in mit-antichess; the test plays White by mouse."""
+    """XBoard with our engine: by default playing Black in mit-antichess (XBoard's start-up
+    mode: the human plays White), the test playing White by mouse; or XBoard started with
+    the words `command` (a documented command line)."""
 
-    def __init__(self, tmp_path: Path):
+    def __init__(self, tmp_path: Path, command: list[str] | None = None, variant: str = "mit-antichess"):
         self.display = Display()
         self.env = dict(xboard_env(tmp_path), DISPLAY=self.display.name)
         self.debug_path = tmp_path / "human.debug"
+        command = command or ["xboard", "-saveSettingsOnExit", "false", "-fcp", "antichess", "-variant", variant,
+                              "-tc", "5", "-depth", "3"]
         self.xboard = subprocess.Popen(
-            ["xboard", "-saveSettingsOnExit", "false", "-fcp", "antichess", "-variant", "mit-antichess",
-             "-mode", "MachineBlack", "-tc", "5", "-depth", "3", "-boardSize", "Medium", "-xexit",
-             "-debug", "-nameOfDebugFile", str(self.debug_path)],
+            [*command, "-boardSize", "Medium", "-xexit", "-debug", "-nameOfDebugFile", str(self.debug_path)],
             env=self.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        self.game = Game("mit-antichess")
+        self.game = Game(variant)
         self.engine_moves = 0
+
+    def window_names(self) -> list[str]:
+        """The names of XBoard's visible windows (an error dialog is called "Error")."""
+        names = []
+        for window in self.xdotool("search", "--onlyvisible", "--class", "xboard").split():
+            names.append(self.xdotool("getwindowname", window).strip())
+        return names
 
     def debug(self) -> str:
         return self.debug_path.read_text(errors="replace") if self.debug_path.exists() else ""
@@ -276,6 +285,7 @@ def test_a_human_plays_by_mouse_and_a_forced_capture_violation_is_taken_back(tmp
         session.wait_debug(r"<first : feature done=1", timeout=60)
         session.wait_debug(r"<first : setup \(", timeout=30)
         time.sleep(1.5)
+        assert "Error" not in session.window_names()
         session.click(700, 700)  # the first start shows a help tip that takes one click
         start = session.play("e2e4")
         session.wait_debug(r">first : lift e2", start=start)
@@ -312,5 +322,77 @@ def test_a_human_plays_by_mouse_and_a_forced_capture_violation_is_taken_back(tmp
             rejected = True
             break
         assert rejected, "no position with a compulsory capture arose for White"
+    finally:
+        session.close()
+
+
+# -- the command lines docs/protocols.md gives -------------------------------------------------
+
+DOCS = Path(__file__).resolve().parents[1] / "docs" / "protocols.md"
+
+
+def documented_command_lines() -> list[list[str]]:
+    """The XBoard command lines of docs/protocols.md, section 3 (its first `sh` block)."""
+    text = DOCS.read_text()
+    section = text[text.index("## 3. XBoard"):]
+    block = section[section.index("```sh\n") + 6:]
+    block = block[:block.index("```")]
+    return [line.split() for line in block.splitlines() if line.startswith("xboard ")]
+
+
+def test_the_documented_command_lines_are_one_per_rule_set_without_machine_black():
+    lines = documented_command_lines()
+    from protocols.xboard import CECP_VARIANTS
+
+    assert sorted(line[line.index("-variant") + 1] for line in lines) == sorted(CECP_VARIANTS)
+    assert not any("MachineBlack" in line for line in lines)
+
+
+def _gui_first_move(variant: str) -> tuple[str, str]:
+    """(engine notation, XBoard notation) of a legal first move of the human (XBoard's White)."""
+    from protocols.xboard import View
+
+    move = sorted(m.uci() for m in Game(variant).legal_moves() if not m.is_pass and not m.promotion)[0]
+    return move, View(turned=variant == "hackerrank").move(move)
+
+
+@pytest.mark.parametrize("line", documented_command_lines(), ids=lambda line: line[line.index("-variant") + 1])
+def test_each_documented_command_line_starts_without_an_error_and_the_engine_answers(tmp_path, line):
+    """XBoard started with the documented line (the engine playing Black, XBoard's start-up
+    mode) opens no error dialog; the human's first move, clicked, is answered by the engine."""
+    variant = line[line.index("-variant") + 1]
+    session = HumanSession(tmp_path, line + ["-depth", "3"], variant=variant)
+    try:
+        session.wait_debug(r"<first : feature done=1", timeout=60)
+        time.sleep(2.0)
+        assert "Error" not in session.window_names(), session.window_names()
+        session.click(700, 700)  # the first start shows a help tip that takes one click
+        mine, shown = _gui_first_move(variant)
+        start = session.play(shown)
+        session.wait_debug(rf">first : usermove (\d+ >first : )?{shown}", start=start)
+        found = session.wait_debug(r"<first : move (\S+)", timeout=60, start=start)
+        from protocols.xboard import View
+
+        session.game.push(mine)
+        assert session.game.is_legal(View(turned=variant == "hackerrank").move(found.group(1)))
+        assert "Error" not in session.window_names(), session.window_names()
+        log = session.debug()
+        for failure in FAILURES + ("Illegal move",):
+            assert failure not in log, (failure, _context(log, failure))
+    finally:
+        session.close()
+
+
+def test_hackerrank_with_machine_white_the_engine_plays_player_1(tmp_path):
+    line = next(line for line in documented_command_lines() if "hackerrank" in line)
+    session = HumanSession(tmp_path, line + ["-mode", "MachineWhite", "-depth", "3"], variant="hackerrank")
+    try:
+        session.wait_debug(r"<first : feature done=1", timeout=60)
+        found = session.wait_debug(r"<first : move (\S+)", timeout=60)
+        from protocols.xboard import View
+
+        assert Game("hackerrank").is_legal(View(turned=True).move(found.group(1)))  # player 1 moves first
+        time.sleep(1.0)
+        assert "Error" not in session.window_names(), session.window_names()
     finally:
         session.close()

@@ -396,3 +396,21 @@ def test_hackerrank_with_machine_white_the_engine_plays_player_1(tmp_path):
         assert "Error" not in session.window_names(), session.window_names()
     finally:
         session.close()
+
+
+def test_a_table_folder_without_tables_is_shown_once_in_a_note(tmp_path):
+    """`egtpath` (XBoard sends it before every game) naming a folder that does not exist:
+    the engine's `telluser` opens one XBoard note, the `#` line goes to the debug log."""
+    line = next(line for line in documented_command_lines() if "suicide" in line)
+    session = HumanSession(tmp_path, line + ["-egtFormats", "antichess:/nonexistent"], variant="suicide")
+    try:
+        session.wait_debug(r"<first : feature done=1", timeout=60)
+        session.wait_debug(r"<first : telluser tablebases: /nonexistent does not exist", timeout=30)
+        time.sleep(2.0)
+        assert "Note" in session.window_names() and "Error" not in session.window_names()
+        log = session.debug()
+        assert log.count(">first : egtpath antichess /nonexistent") >= 1
+        assert log.count("<first : telluser ") == 1
+        assert "<first : # tablebases: /nonexistent does not exist" in log
+    finally:
+        session.close()

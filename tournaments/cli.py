@@ -13,6 +13,7 @@ Every user error is one line `antichess: error: ...` and exit status 1 (2 for us
 
 from __future__ import annotations
 
+import os
 import sys
 
 from .engines import ConfigError, engine_config, parse_bool
@@ -34,7 +35,7 @@ options: -each KEY=VALUE...  -variant NAME  -games N  -rounds N  -repeat [2]
          -pgnout FILE  -sprt elo0=E elo1=E alpha=A beta=B
          -draw movenumber=N movecount=N score=CP  -resign movecount=N score=CP [twosided=true]
          -maxmoves N  -repetition N  -recover  -srand N  -event NAME  -site NAME
-         -db FILE  -cluster local|threads|tcp://HOST:8786  -debug
+         -db FILE  -cluster threads|local|tcp://HOST:8786  -debug
 """
 
 
@@ -202,8 +203,6 @@ def _report(argv: list[str]) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exit_:
         return int(exit_.code or 0) and 2
-    import os
-
     from .report import format_summary, summarize, write_png
     from .store import Store
 
@@ -250,6 +249,7 @@ def main(argv: list[str] | None = None) -> int:
         if debug:
             config = _with_debug(config)
         run(config)
+        sys.stdout.flush()  # here, so that a reader that has gone is seen below
         return 0
     except UsageError as error:
         print(f"antichess: error: {error}", file=sys.stderr)
@@ -260,6 +260,20 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted; run the same command again to resume", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # `... | head`: the reader has gone; exit quietly
+        _drop_stdout()
+        return 0
+
+
+def _drop_stdout() -> None:
+    """Send what is left of stdout to /dev/null, so that the interpreter's last flush does
+    not fail on the closed pipe again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):  # no real stdout (e.g. captured)
+        pass
 
 
 def _with_debug(config):

@@ -17,7 +17,7 @@ import subprocess
 import threading
 import time
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from engine import scaled_from_cecp, scaled_from_uci
 
@@ -32,6 +32,12 @@ PING_TIMEOUT = 15.0
 QUIT_TIMEOUT = 5.0
 UNTIMED_MOVE_TIMEOUT = 60.0  # a move with no clock (depth/nodes/inf) that takes longer stalls
 MAX_LINE = 1 << 16
+# How far (ms) a move may overrun its time before it is lost on time, when `timemargin=` is
+# not given: the time a reply spends in the pipe and waiting for a busy machine's scheduler.
+# cutechess-cli's default is 0, with which a first run at `st=0.05` could lose every game on
+# time at its first move.
+DEFAULT_TIMEMARGIN = 100
+INTERRUPT_POLL = 0.1  # seconds between two looks at a tournament's stop request while waiting
 
 MOVE_RE = re.compile(r"^(?:[a-h][1-8][a-h][1-8][qrbnka]?|0000|@@@@)$")
 _CHESS_NAMES = ("chess", "standard", "normal")
@@ -39,7 +45,8 @@ _CHESS_NAMES = ("chess", "standard", "normal")
 
 class EngineFailure(Exception):
     """An engine broke the protocol.  `kind` is one of: crash, stall, time, garbage, illegal,
-    setup (a configuration the engine cannot play, e.g. an unsupported variant)."""
+    setup (a configuration the engine cannot play, e.g. an unsupported variant), or stopped
+    (the tournament asked to stop while the engine was being waited for: nobody's fault)."""
 
     def __init__(self, kind: str, detail: str):
         super().__init__(f"{kind}: {detail}")
@@ -63,7 +70,7 @@ class EngineConfig:
     tc: TimeControl | None = None
     depth: int | None = None
     nodes: int | None = None
-    timemargin: int = 0  # milliseconds
+    timemargin: int = DEFAULT_TIMEMARGIN  # milliseconds
     variantmap: tuple[tuple[str, str], ...] = ()
     restart: bool = False  # restart the process before every game
     tscale: float = 1.0
@@ -183,7 +190,8 @@ def engine_config(pairs: list[tuple[str, str]]) -> EngineConfig:
         name=values.get("name") or os.path.basename(cmd[0]),
         cmd=cmd, proto=proto, dir=values.get("dir"),
         options=tuple(options.items()), tc=tc, depth=depth, nodes=nodes,
-        timemargin=integer("timemargin") or 0, variantmap=tuple(vmap.items()),
+        timemargin=DEFAULT_TIMEMARGIN if "timemargin" not in values else integer("timemargin"),
+        variantmap=tuple(vmap.items()),
         restart=parse_bool(values["restart"]) if "restart" in values else False,
         tscale=number("tscale", 1.0), stderr=values.get("stderr"),
         stfactor=number("stfactor", 10.0),
@@ -226,7 +234,7 @@ class EngineProcess:
 
     protocol = "?"
 
-    def __init__(self, config: EngineConfig):
+    def __init__(self, config: EngineConfig, interrupted: Callable[[], bool] | None = None):
         self.config = config
         self.proc: subprocess.Popen | None = None
         self._lines: queue.Queue = queue.Queue()
@@ -234,6 +242,9 @@ class EngineProcess:
         self.display_name = config.name
         self._stderr = None
         self.trace = _stderr_trace if config.debug else None  # callable(name, '>'/'<', line)
+        # Asked while waiting for a line (every INTERRUPT_POLL s): True ends the wait with
+        # EngineFailure("stopped"), so that a stopped tournament need not wait for a move.
+        self.interrupted = interrupted
 
     # -- process -----------------------------------------------------------------------
 
@@ -246,9 +257,11 @@ class EngineProcess:
             self._stderr = open(self.config.stderr, "ab")
             stderr = self._stderr
         try:
+            # A process group of its own: Ctrl-C in the terminal interrupts the tournament,
+            # which stops its engines itself, and no engine dies of the signal mid-game.
             self.proc = subprocess.Popen(
                 list(self.config.cmd), cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                stderr=stderr, bufsize=0,
+                stderr=stderr, bufsize=0, process_group=0,
             )
         except OSError as error:
             raise EngineFailure("setup", f"cannot start {self.config.cmd[0]!r}: {error.strerror or error}") from None
@@ -322,9 +335,15 @@ class EngineProcess:
         """Next (timestamp, line) before `deadline` (time.monotonic()); raises on EOF/timeout."""
         while True:
             remaining = deadline - time.monotonic()
+            if self.interrupted is not None:
+                remaining = min(remaining, INTERRUPT_POLL)
             try:
                 item = self._lines.get(timeout=max(0.0, remaining)) if remaining > 0 else self._lines.get_nowait()
             except queue.Empty:
+                if self.interrupted is not None and self.interrupted():
+                    raise EngineFailure("stopped", "the tournament is stopping") from None
+                if time.monotonic() < deadline:
+                    continue
                 raise EngineFailure("stall", f"no {waiting_for}") from None
             if item is None:
                 self._dead = True
@@ -428,14 +447,24 @@ class UciEngine(EngineProcess):
 
     protocol = "uci"
 
-    def __init__(self, config: EngineConfig):
-        super().__init__(config)
+    def __init__(self, config: EngineConfig, interrupted: Callable[[], bool] | None = None):
+        super().__init__(config, interrupted)
         self.option_types: dict[str, tuple[str, list[str]]] = {}
         self._fen = None
+        self._reread = False  # the option list was read again after the options were set
 
     def start(self) -> None:
         """Start the process, `uci` -> `uciok`, set the configured options, `isready`."""
         self._spawn()
+        self._read_options()
+        for name, value in self.config.options:
+            if name.lower() not in {key.lower() for key in self.option_types}:
+                raise EngineFailure("setup", f"{self.config.name} has no option {name!r}")
+            self.send(f"setoption name {name} value {value}")
+        self.sync()
+
+    def _read_options(self) -> None:
+        """`uci`, then the engine's name and options up to `uciok`."""
         self.send("uci")
         deadline = self.timeout(STARTUP_TIMEOUT)
         while True:
@@ -446,11 +475,6 @@ class UciEngine(EngineProcess):
                 self._parse_option(line)
             elif line.strip() == "uciok":
                 break
-        for name, value in self.config.options:
-            if name.lower() not in {key.lower() for key in self.option_types}:
-                raise EngineFailure("setup", f"{self.config.name} has no option {name!r}")
-            self.send(f"setoption name {name} value {value}")
-        self.sync()
 
     def _parse_option(self, line: str) -> None:
         rest = line[len("option name "):]
@@ -468,20 +492,41 @@ class UciEngine(EngineProcess):
             _, line = self.readline(deadline, "readyok")
             if line.strip() == "readyok":
                 return
+            if line.startswith("option name "):  # an engine may announce changed options
+                self._parse_option(line)
 
-    def new_game(self, variant: str, start_fen: str, standard_start: bool) -> None:
-        """Set UCI_Variant (through the name map), `ucinewgame`, `isready`."""
+    def _variant_value(self, variant: str) -> str | None:
+        """The UCI_Variant value for `variant` (None: chess, and no value to set)."""
         name = self.config.engine_variant(variant)
         variant_option = self.option_types.get("UCI_Variant")
         if name in _CHESS_NAMES:
-            if variant_option is not None:
-                choice = next((c for c in variant_option[1] if c in _CHESS_NAMES), None)
-                if choice is not None:
-                    self.send(f"setoption name UCI_Variant value {choice}")
-        else:
-            if variant_option is None or name not in variant_option[1]:
-                raise EngineFailure("setup", f"{self.config.name} does not support variant {name}")
-            self.send(f"setoption name UCI_Variant value {name}")
+            if variant_option is None:
+                return None
+            return next((c for c in variant_option[1] if c in _CHESS_NAMES), None)
+        if variant_option is None or name not in variant_option[1]:
+            raise EngineFailure("setup", f"{self.config.name} does not support variant {name}")
+        return name
+
+    def check_variant(self, variant: str) -> str | None:
+        """The UCI_Variant value for `variant`; EngineFailure("setup") if the engine lacks it.
+
+        An option may define variants (Fairy-Stockfish's VariantPath), and engines announce
+        the new list only when asked: when the variant is missing and options were set, the
+        option list is read again (`uci`) before the variant is refused."""
+        try:
+            return self._variant_value(variant)
+        except EngineFailure:
+            if not self.config.options or self._reread:
+                raise
+        self._reread = True
+        self._read_options()
+        return self._variant_value(variant)
+
+    def new_game(self, variant: str, start_fen: str, standard_start: bool) -> None:
+        """Set UCI_Variant (through the name map), `ucinewgame`, `isready`."""
+        value = self.check_variant(variant)
+        if value is not None:
+            self.send(f"setoption name UCI_Variant value {value}")
         self._fen = start_fen
         self.send("ucinewgame")
         self.sync()
@@ -561,8 +606,9 @@ class XboardEngine(EngineProcess):
                "sigterm", "reuse", "analyze", "debug", "name", "nps", "option", "memory", "smp",
                "egt", "draw", "playother", "pause", "ics", "highlight", "exclude", "setscore"}
 
-    def __init__(self, config: EngineConfig):
-        super().__init__(config)
+    def __init__(self, config: EngineConfig, interrupted: Callable[[], bool] | None = None):
+        super().__init__(config, interrupted)
+        self._reread = False  # the features were read again after the options were set
         self.features: dict[str, str] = {}
         self._ping = 0
         self._sent = 0  # how many moves of the game the engine knows
@@ -573,9 +619,17 @@ class XboardEngine(EngineProcess):
         """`xboard`, `protover 2`, read the features up to `done=1`, set options, ping."""
         self._spawn()
         self.send("xboard")
+        self._read_features()
+        if "myname" in self.features:
+            self.display_name = self.features["myname"]
+        for name, value in self.config.options:
+            self.send(f"option {name}={value}")
+        self.sync()
+
+    def _read_features(self) -> None:
+        """`protover 2`, then the features up to `done=1` (none in 2 s: protocol 1)."""
         self.send("protover 2")
-        first_deadline = self.timeout(2.0)
-        deadline = first_deadline
+        deadline = self.timeout(2.0)
         done = False
         while not done:
             try:
@@ -585,23 +639,24 @@ class XboardEngine(EngineProcess):
                     break  # protocol version 1: no features
                 raise
             if line.startswith("feature "):
-                for key, value in _parse_features(line[8:]):
-                    self.features[key] = value
-                    if key == "done":
-                        if value == "0":
-                            deadline = self.timeout(STARTUP_TIMEOUT)
-                        else:
-                            done = True
-                    if key != "done":
-                        verdict = "accepted" if key in self._ACCEPT else "rejected"
-                        if key in ("san", "colors") and value == "0":
-                            verdict = "accepted"
-                        self.send(f"{verdict} {key}")
-        if "myname" in self.features:
-            self.display_name = self.features["myname"]
-        for name, value in self.config.options:
-            self.send(f"option {name}={value}")
-        self.sync()
+                said = self._take_features(line)
+                if said == "0":
+                    deadline = self.timeout(STARTUP_TIMEOUT)
+                done = said not in (None, "0")
+
+    def _take_features(self, line: str) -> str | None:
+        """Record and answer a `feature` line; returns its `done` value, if any."""
+        done = None
+        for key, value in _parse_features(line[8:]):
+            self.features[key] = value
+            if key == "done":
+                done = value
+                continue
+            verdict = "accepted" if key in self._ACCEPT else "rejected"
+            if key in ("san", "colors") and value == "0":
+                verdict = "accepted"
+            self.send(f"{verdict} {key}")
+        return done
 
     def _has(self, feature: str, default: str = "0") -> bool:
         return self.features.get(feature, default) == "1"
@@ -617,14 +672,42 @@ class XboardEngine(EngineProcess):
             _, line = self.readline(deadline, f"pong {self._ping}")
             if line.strip() == f"pong {self._ping}":
                 return
+            if line.startswith("feature "):  # features may change at any time
+                self._take_features(line)
 
-    def new_game(self, variant: str, start_fen: str, standard_start: bool) -> None:
-        """`new`, `variant` (mapped), `force`, `setboard` if needed, the time control, ping."""
+    def _variant_name(self, variant: str) -> str:
+        """The CECP name for `variant`; EngineFailure("setup") if the engine does not offer it."""
         name = self.config.engine_variant(variant)
         xb_name = "normal" if name in _CHESS_NAMES else name
         offered = self.features.get("variants")
         if offered is not None and xb_name not in [v.strip() for v in offered.split(",")]:
             raise EngineFailure("setup", f"{self.config.name} does not support variant {xb_name}")
+        return xb_name
+
+    def check_variant(self, variant: str) -> str:
+        """The CECP name for `variant`; EngineFailure("setup") if the engine lacks it.
+
+        An option may define variants (Fairy-Stockfish's VariantPath): when the variant is not
+        offered and options were set, the features are read again (`protover 2`) before the
+        variant is refused."""
+        try:
+            return self._variant_name(variant)
+        except EngineFailure:
+            if not self.config.options or self._reread:
+                raise
+        self._reread = True
+        try:
+            self._read_features()
+        except EngineFailure as failure:
+            if failure.kind != "stall":
+                raise
+        self.sync()
+        return self._variant_name(variant)
+
+    def new_game(self, variant: str, start_fen: str, standard_start: bool) -> None:
+        """`new`, `variant` (mapped), `force`, `setboard` if needed, the time control, ping."""
+        name = self.config.engine_variant(variant)
+        xb_name = self.check_variant(variant)
         self.send("new")
         if xb_name != "normal":
             self.send(f"variant {xb_name}")
@@ -763,9 +846,34 @@ def _parse_features(text: str) -> list[tuple[str, str]]:
     return pairs
 
 
-def open_engine(config: EngineConfig) -> EngineProcess:
-    """An adapter (not yet started) for the config's protocol."""
-    return (UciEngine if config.proto == "uci" else XboardEngine)(config)
+def open_engine(config: EngineConfig, interrupted: Callable[[], bool] | None = None) -> EngineProcess:
+    """An adapter (not yet started) for the config's protocol; `interrupted` (optional) is
+    asked while waiting for the engine, and True ends the wait (EngineFailure "stopped")."""
+    return (UciEngine if config.proto == "uci" else XboardEngine)(config, interrupted)
+
+
+def check_engine(config: EngineConfig, variant: str,
+                 interrupted: Callable[[], bool] | None = None) -> str | None:
+    """Start the engine, complete the handshake, set its options and check that it plays
+    `variant` (options first: one may define variants); then quit it.  Returns None, or
+    the reason it cannot be used (one line, naming the engine)."""
+    engine = open_engine(config, interrupted)
+    try:
+        engine.start()
+        engine.check_variant(variant)
+    except EngineFailure as failure:
+        if failure.kind == "stopped":
+            engine.kill()
+            return None
+        if failure.kind == "setup":
+            named = failure.detail.startswith(config.name + " ")
+            return failure.detail if named else f"{config.name}: {failure.detail}"
+        if failure.kind == "crash":
+            return f"{config.name}: the engine {failure.detail} during the handshake"
+        return f"{config.name}: no answer during the handshake ({failure.detail})"
+    finally:
+        engine.quit()
+    return None
 
 
 def with_defaults(config: EngineConfig, **changes) -> EngineConfig:

@@ -126,11 +126,12 @@ class GameRecord:
 class Seat:
     """One engine of a pair: its config and (re)started process."""
 
-    def __init__(self, config: EngineConfig):
+    def __init__(self, config: EngineConfig, interrupted: Callable[[], bool] | None = None):
         self.config = config
         self.proc: EngineProcess | None = None
         self.broken = False
         self.games = 0
+        self.interrupted = interrupted  # the tournament's stop request, asked while waiting
 
     def ready(self) -> EngineProcess:
         """The running process, started (or restarted) if needed."""
@@ -142,7 +143,7 @@ class Seat:
             self.proc = None
         if self.proc is None:
             self.broken = False
-            proc = open_engine(self.config)
+            proc = open_engine(self.config, self.interrupted)
             self.proc = proc
             proc.start()
         return self.proc
@@ -239,9 +240,12 @@ def play_game(white: Seat, black: Seat, variant: str, opening: Opening,
             proc = seats[side].ready()
             proc.new_game(variant, start_fen, opening.fen is None)
         except EngineFailure as failure:
-            if failure.kind == "setup":
+            if failure.kind in ("setup", "stopped"):
                 seats[side].broken = True
+            if failure.kind == "setup":
                 raise ConfigError(f"{names[side]}: {failure.detail}") from None
+            if failure.kind == "stopped":
+                return None
             lose(side, failure.kind, failure_text(side, failure))
             break
     for side in seats:
@@ -285,6 +289,9 @@ def play_game(white: Seat, black: Seat, variant: str, opening: Opening,
         try:
             reply = seat.proc.play(uci_moves, request)
         except EngineFailure as failure:
+            if failure.kind == "stopped":  # abandoned mid-move: killed, nothing recorded
+                seat.broken = True
+                return None
             lose(side, failure.kind, failure_text(side, failure))
             break
         claims.extend(f"{_colour(side)}: {claim}" for claim in reply.claims)
@@ -401,7 +408,7 @@ def play_pair(configs: tuple[EngineConfig, EngineConfig], variant: str, opening:
     """Play the colour-swapped pair on one opening: slot 0 has configs[0] as White, slot 1
     configs[1].  Only the slots listed are played (a resumed pair plays what is missing).
     Engines are started for the pair and always stopped at the end."""
-    seats = (Seat(configs[0]), Seat(configs[1]))
+    seats = (Seat(configs[0], should_stop), Seat(configs[1], should_stop))
     records: list[GameRecord] = []
     try:
         for slot in slots:

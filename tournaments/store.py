@@ -43,6 +43,9 @@ CREATE TABLE IF NOT EXISTS games (
 """
 
 
+_SIZE_KEYS = ("games", "rounds")  # how many games: never part of a tournament's identity
+
+
 class StoreError(Exception):
     """The database cannot be used for this tournament."""
 
@@ -83,9 +86,14 @@ class Store:
             self.db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
                             (key, json.dumps(value, sort_keys=True)))
 
-    def bind(self, identity: dict, seed: int) -> int:
+    def bind(self, identity: dict, seed: int, games: int | None = None) -> int:
         """Bind the store to a tournament: a new store records `identity` and `seed`; an
-        existing one must hold the same identity, and its stored seed is returned."""
+        existing one must hold the same identity, and its stored seed is returned.
+
+        The number of games (`games` per encounter, recorded as meta `games`) is not part of
+        the identity: the same tournament may be run again with more games, which extends it.
+        Stores written before that rule kept `games` and `rounds` in the identity; they are
+        ignored there."""
         stored = self.get_meta("identity")
         if stored is None:
             with self._transaction():
@@ -93,11 +101,17 @@ class Store:
                                    ("schema", SCHEMA_VERSION), ("created", time.time())):
                     self.db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
                                     (key, json.dumps(value, sort_keys=True)))
-            return seed
-        if stored != json.loads(json.dumps(identity, sort_keys=True)):
-            differ = sorted(k for k in set(stored) | set(identity) if stored.get(k) != identity.get(k))
-            raise StoreError(f"{self.path} holds a different tournament (differs in: {', '.join(differ)})")
-        return int(self.get_meta("seed"))
+        else:
+            current = json.loads(json.dumps(identity, sort_keys=True))
+            stored = {k: v for k, v in stored.items() if k not in _SIZE_KEYS}
+            current = {k: v for k, v in current.items() if k not in _SIZE_KEYS}
+            if stored != current:
+                differ = sorted(k for k in set(stored) | set(current) if stored.get(k) != current.get(k))
+                raise StoreError(f"{self.path} holds a different tournament (differs in: {', '.join(differ)})")
+            seed = int(self.get_meta("seed"))
+        if games is not None:
+            self.set_meta("games", games)
+        return seed
 
     # -- games ---------------------------------------------------------------------------
 

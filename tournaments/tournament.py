@@ -1,19 +1,20 @@
 """A tournament: the schedule of colour-swapped pairs, the executor that plays them (Dask or
 threads), the results store, the PGN output, live progress and the SPRT stop.
 
-The unit of work is one pair of games on one opening (`referee.play_pair`): a Dask task
-on a `LocalCluster` by default or on a remote scheduler (`-cluster tcp://HOST:8786`), or
-a thread with `-cluster threads`.  The driver stores every finished pair in SQLite before
-it counts it, appends its games to the PGN file, prints progress, and cancels the rest
-when the SPRT is decided.  Nothing here knows the rules of chess: every move was checked
-by the referee with `engine.Game`.
+The unit of work is one pair of games on one opening (`referee.play_pair`): a thread by
+default, or a Dask task when a cluster is asked for (`-cluster local`: a `LocalCluster` in
+this process; `-cluster tcp://HOST:8786`: a remote scheduler).  Before any pair is
+scheduled every engine is started once, its options set and its rule set checked, so an
+unusable engine is one error, not a failed task per pair.  The driver stores every finished
+pair in SQLite before it counts it, appends its games to the PGN file, prints progress, and
+cancels the rest when the SPRT is decided.  Nothing here knows the rules of chess: every
+move was checked by the referee with `engine.Game`.
 """
 
 from __future__ import annotations
 
 import concurrent.futures
-import math
-import os
+import logging
 import random
 import sys
 import threading
@@ -22,13 +23,13 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Callable, TextIO
 
-from .engines import ConfigError, EngineConfig
+from .engines import ConfigError, EngineConfig, check_engine
 from .openings import OpeningsSpec, load, sequence
 from .progress import progress_bar
 from .referee import GameRecord, Opening, RefereeSettings, play_pair
 from .report import Summary, format_progress, format_summary, summarize
 from .stats import SprtSettings
-from .store import Store, append_pgn
+from .store import Store, StoreError, append_pgn
 
 
 @dataclass(frozen=True)
@@ -49,16 +50,22 @@ class TournamentConfig:
     site: str = "?"
     # how it is run (not part of the tournament's identity)
     concurrency: int = 1
-    cluster: str = "local"
+    cluster: str | None = None  # None or "threads": threads; "local" or an address: Dask
     db: str | None = None
     pgnout: str | None = None
 
+    @property
+    def games_per_encounter(self) -> int:
+        """Games each encounter plays: -games x -rounds."""
+        return self.games * self.rounds
+
     def identity(self) -> dict:
-        """What makes two runs the same tournament (compared on resume)."""
+        """What makes two runs the same tournament (compared on resume).  The number of
+        games is not part of it: a stored tournament may be extended with more."""
         ref = self.referee
         return {
             "engines": [e.describe() for e in self.engines], "variant": self.variant,
-            "games": self.games, "rounds": self.rounds, "kind": self.kind,
+            "kind": self.kind,
             "openings": self.openings.describe() if self.openings else None,
             "sprt": [self.sprt.elo0, self.sprt.elo1, self.sprt.alpha, self.sprt.beta] if self.sprt else None,
             "referee": {"maxmoves": ref.maxmoves, "repetition": ref.repetition,
@@ -154,8 +161,18 @@ def run_job(job: PairJob, should_stop: Callable[[], bool] | None = None) -> list
     return records
 
 
+# The stop flags of runs whose Dask workers live in this process (`-cluster local`), by the
+# name of the run's Dask Event: a task running here reads the flag directly, so that a stop
+# reaches it at once, even while the cluster is being closed.
+_LOCAL_STOPS: dict[str, threading.Event] = {}
+
+
 def _dask_task(job: PairJob, stop_name: str) -> list[GameRecord]:
-    """run_job on a Dask worker, polling the run's stop Event at most once a second."""
+    """run_job on a Dask worker, polling the run's stop Event at most once a second (or
+    reading the flag of a run in the same process)."""
+    local = _LOCAL_STOPS.get(stop_name)
+    if local is not None:
+        return run_job(job, local.is_set)
     from distributed import Event
 
     event = Event(stop_name)
@@ -172,6 +189,31 @@ def _dask_task(job: PairJob, stop_name: str) -> list[GameRecord]:
         return state["stop"]
 
     return run_job(job, should_stop)
+
+
+def check_engines(engines: tuple[EngineConfig, ...], variant: str) -> None:
+    """Start every engine once (at the same time), complete its handshake, set its options
+    and check that it plays `variant`; ConfigError naming the first one that cannot be used.
+    Ctrl-C here stops the engines being checked at once."""
+    stop = threading.Event()
+    pool = concurrent.futures.ThreadPoolExecutor(max_workers=min(len(engines), 4),
+                                                 thread_name_prefix="check")
+    try:
+        problems = list(pool.map(lambda config: check_engine(config, variant, stop.is_set), engines))
+    except BaseException:
+        stop.set()
+        raise
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+    for problem in problems:
+        if problem is not None:
+            raise ConfigError(problem)
+
+
+def _dask_check(engines: tuple[EngineConfig, ...], variant: str) -> list[str | None]:
+    """check_engine for every engine, on a Dask worker (where the engines are); the reasons
+    come back as values, so a worker logs no failed task."""
+    return [check_engine(config, variant) for config in engines]
 
 
 class _ThreadExecutor:
@@ -194,6 +236,7 @@ class _ThreadExecutor:
         return future.result()
 
     def stop(self, futures) -> None:
+        """Stop the running pairs (they end within INTERRUPT_POLL, unstored) and the queued."""
         self.stop_event.set()
         for future in futures:
             future.cancel()
@@ -202,20 +245,46 @@ class _ThreadExecutor:
         self.pool.shutdown(wait=True, cancel_futures=True)
 
 
+class _QuietDistributed:
+    """Dask's own log lines off while an in-process cluster runs: its workers would print a
+    task dump for a failed pair and a warning for every pair cancelled by a stop, and the
+    tournament reports both itself."""
+
+    def __init__(self):
+        self.saved: dict[str, int] = {}
+        names = ["distributed"] + [name for name in logging.root.manager.loggerDict
+                                   if name.startswith("distributed.")]
+        for name in names:
+            logger = logging.getLogger(name)
+            self.saved[name] = logger.level
+            logger.setLevel(logging.CRITICAL + 1)
+
+    def restore(self) -> None:
+        for name, level in self.saved.items():
+            logging.getLogger(name).setLevel(level)
+
+
 class _DaskExecutor:
-    """Pairs as Dask tasks on a LocalCluster or a remote scheduler."""
+    """Pairs as Dask tasks on an in-process LocalCluster (address None) or a remote scheduler."""
 
     def __init__(self, address: str | None, workers: int):
         try:
             from distributed import Client, Event, LocalCluster
         except ImportError:
-            raise ConfigError("Dask is not installed: pip install 'dask[distributed]', "
-                              "or run with -cluster threads") from None
+            raise ConfigError("-cluster needs Dask: pip install 'antichess-engine[tournaments]' "
+                              "(or leave -cluster out to play on local threads)") from None
         self.cluster = None
+        self.quiet = None
         if address is None:
-            self.cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=False,
-                                        dashboard_address=None)
-            self.client = Client(self.cluster)
+            self.quiet = _QuietDistributed()
+            try:
+                # no dashboard; its HTTP server on a free loopback port (8787 may be taken)
+                self.cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=False,
+                                            dashboard_address="127.0.0.1:0")
+                self.client = Client(self.cluster)
+            except BaseException:
+                self._close_cluster()
+                raise
         else:
             try:
                 self.client = Client(address, timeout=30)
@@ -223,7 +292,18 @@ class _DaskExecutor:
                 raise ConfigError(f"cannot reach the Dask scheduler {address}: {error}") from None
         self.stop_name = f"tournament-stop-{uuid.uuid4().hex}"
         self.event = Event(self.stop_name, client=self.client)
+        self.local_stop = None
+        if address is None:
+            self.local_stop = _LOCAL_STOPS[self.stop_name] = threading.Event()
         self.workers = max(1, sum(self.client.nthreads().values())) if address else workers
+
+    def check_engines(self, engines: tuple[EngineConfig, ...], variant: str) -> None:
+        """check_engines on a worker of the cluster (where the pairs will be played)."""
+        future = self.client.submit(_dask_check, engines, variant, pure=False,
+                                    key=f"check-engines-{uuid.uuid4().hex[:8]}")
+        for problem in future.result():
+            if problem is not None:
+                raise ConfigError(problem)
 
     def submit(self, job: PairJob):
         return self.client.submit(_dask_task, job, self.stop_name, pure=False,
@@ -246,39 +326,61 @@ class _DaskExecutor:
         return future.result()
 
     def stop(self, futures) -> None:
-        self.event.set()
-        pending = [f for f in futures if not f.done()]
-        if pending:
-            self.client.cancel(pending)
+        if self.local_stop is not None:
+            self.local_stop.set()
+        try:
+            self.event.set()
+            pending = [f for f in futures if not f.done()]
+            if pending:
+                self.client.cancel(pending)
+        except Exception:  # the scheduler has gone: nothing is left to stop
+            pass
 
     def close(self) -> None:
         try:
             self.client.close()
         finally:
+            self._close_cluster()
+
+    def _close_cluster(self) -> None:
+        try:
             if self.cluster is not None:
                 self.cluster.close()
+        finally:
+            _LOCAL_STOPS.pop(getattr(self, "stop_name", ""), None)
+            if self.quiet is not None:
+                self.quiet.restore()
 
 
-def make_executor(cluster: str, concurrency: int, out: TextIO):
-    """The executor for `-cluster`: local (a Dask LocalCluster; threads if Dask is missing),
-    threads, or a scheduler address."""
-    if cluster == "threads":
+def make_executor(cluster: str | None, concurrency: int):
+    """The executor for `-cluster`: threads (no -cluster, or `threads`), a Dask LocalCluster
+    in this process (`local`), or a Dask scheduler's address."""
+    if cluster in (None, "threads"):
         return _ThreadExecutor(concurrency)
     if cluster == "local":
-        try:
-            import distributed  # noqa: F401
-        except ImportError:
-            print("Dask is not installed; playing on local threads", file=out)
-            return _ThreadExecutor(concurrency)
         return _DaskExecutor(None, concurrency)
     return _DaskExecutor(cluster, concurrency)
 
 
+def _planned_size(jobs: list[PairJob], encounters_count: int, done: dict[int, set[int]]) -> int | None:
+    """None if every stored game is in the schedule `jobs`, else how many games per
+    encounter the store already holds (a run asked for fewer)."""
+    planned = {(job.index, slot) for job in jobs for slot in job.slots}
+    stored = [(pair, slot) for pair, slots in done.items() for slot in slots]
+    if all(key in planned for key in stored):
+        return None
+    return max(2 * (pair // encounters_count) + slot + 1 for pair, slot in stored)
+
+
 def run(config: TournamentConfig, out: TextIO | None = None, progress: bool | None = None) -> Summary:
-    """Run (or resume) the tournament; returns the final summary.
+    """Run (or resume, or extend) the tournament; returns the final summary.
 
     With a database (`config.db`) the tournament can be killed at any moment and run again
     with the same arguments: the stored pairs are kept and only the missing ones are played.
+    Run again with more games (-games, -rounds) it is extended: the stored games count, and
+    only the new ones are played, on the openings they would have had from the start.
+    Before a pair is scheduled, every engine is checked (`check_engines`): an engine that
+    cannot be used is a ConfigError, and no game is played.
     `progress`: draw a progress bar on stderr (tournaments.progress); by default when stderr
     is a terminal and no engine traces its protocol lines there (`-debug`).  The lines
     written to `out` are the same either way.
@@ -289,9 +391,13 @@ def run(config: TournamentConfig, out: TextIO | None = None, progress: bool | No
     seed = config.srand if config.srand is not None else random.SystemRandom().randrange(1, 2**31)
     store = Store(config.db) if config.db else Store(":memory:")
     try:
-        seed = store.bind(config.identity(), seed)
+        seed = store.bind(config.identity(), seed, config.games_per_encounter)
         jobs = schedule(config, openings, seed)
         done = store.done_slots()
+        held = _planned_size(jobs, len(encounters(len(config.engines), config.kind)), done)
+        if held is not None:
+            raise StoreError(f"{config.db} holds {held} games per encounter, more than this run's "
+                             f"{config.games_per_encounter} (-games x -rounds); ask for at least {held}")
         todo = []
         for job in jobs:
             missing = tuple(s for s in job.slots if s not in done.get(job.index, set()))
@@ -309,13 +415,22 @@ def run(config: TournamentConfig, out: TextIO | None = None, progress: bool | No
             if summary.sprt_decision is not None and todo:
                 print("SPRT already decided; nothing left to play", file=out)
         else:
-            if progress is None and any(e.debug for e in config.engines):
-                progress = False  # -debug writes protocol lines on stderr, through any bar
-            bar = progress_bar(total_games, len(stored), summary, out, progress)
+            remote = config.cluster not in (None, "threads", "local")
+            if not remote:
+                check_engines(config.engines, config.variant)
+            executor = make_executor(config.cluster, config.concurrency)
             try:
-                _play(config, store, todo, names, total_games, out, bar)
+                if remote:
+                    executor.check_engines(config.engines, config.variant)
+                if progress is None and any(e.debug for e in config.engines):
+                    progress = False  # -debug writes protocol lines on stderr, through any bar
+                bar = progress_bar(total_games, len(stored), summary, out, progress)
+                try:
+                    _play(config, executor, store, todo, names, total_games, out, bar)
+                finally:
+                    bar.close()
             finally:
-                bar.close()
+                executor.close()
         summary = summarize(store.games(), names, config.sprt)
         print(format_summary(summary, config.kind), file=out)
         return summary
@@ -323,9 +438,7 @@ def run(config: TournamentConfig, out: TextIO | None = None, progress: bool | No
         store.close()
 
 
-def _play(config, store, todo, names, total_games, out, bar) -> None:
-    with bar.lines():  # it may print that Dask is missing
-        executor = make_executor(config.cluster, config.concurrency, out)
+def _play(config, executor, store, todo, names, total_games, out, bar) -> None:
     window = max(1, executor.workers) * 2
     queue = list(todo)
     queue.reverse()
@@ -390,5 +503,3 @@ def _play(config, store, todo, names, total_games, out, bar) -> None:
     except BaseException:
         executor.stop(list(running))  # Ctrl-C or an error: abandon running pairs, store nothing more
         raise
-    finally:
-        executor.close()

@@ -49,13 +49,16 @@ def test_pentanomial_worked_example():
 
 def test_pentanomial_is_narrower_than_trinomial_when_pairs_split():
     # 10 pairs each won once by each side (1-1, class 2): 10 wins, 10 losses.
-    # Pentanomial: every pair scores exactly 1/2, variance 0, the interval is a point.
-    # Trinomial: per-game variance 0.25, se = sqrt(0.25/20) = 0.1118: +-78.6 Elo or so.
+    # Pentanomial: every pair scores exactly 1/2; an observed variance of 0 is too little
+    # data, so the spread is that of [.5, .5, 10.5, .5, .5] (stats.JEFFREYS): se 0.05, +-69 Elo.
+    # Trinomial: per-game variance 0.25, se = sqrt(0.25/20) = 0.1118: +-163 Elo.
     penta = pentanomial_elo([0, 0, 10, 0, 0])
-    assert penta.elo == 0 and penta.low == 0 and penta.high == 0 and penta.los == 0.5
+    assert penta.elo == 0 and penta.los == 0.5 and penta.stderr == pytest.approx(0.05)
+    assert penta.low == pytest.approx(-penta.high) and 0 < penta.high < 70
     tri = trinomial_elo(10, 10, 0)
     assert tri.stderr == pytest.approx(math.sqrt(0.25 / 20))
     assert tri.high == pytest.approx(elo_from_score(0.5 + 1.959964 * math.sqrt(0.0125)), abs=1e-3)
+    assert penta.high < tri.high / 2
 
 
 def test_trinomial_worked_example_as_cutechess():

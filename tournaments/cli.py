@@ -203,7 +203,7 @@ def _report(argv: list[str]) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exit_:
         return int(exit_.code or 0) and 2
-    from .report import format_summary, summarize, write_png
+    from .report import format_summary, summarize, write_atomically, write_png
     from .store import Store
 
     if not os.path.exists(args.db):
@@ -222,14 +222,7 @@ def _report(argv: list[str]) -> int:
     write_png(summary, png)
     print(f"Elo plot written to {png}")
     if args.pgn:
-        import tempfile
-
-        directory = os.path.dirname(os.path.abspath(args.pgn))
-        handle, tmp = tempfile.mkstemp(suffix=".pgn", dir=directory)
-        with os.fdopen(handle, "w") as out:
-            for game in games:
-                out.write(game["pgn"])
-        os.replace(tmp, args.pgn)
+        write_atomically(args.pgn, lambda out: out.writelines(game["pgn"] for game in games))
         print(f"{len(games)} games written to {args.pgn}")
     return 0
 

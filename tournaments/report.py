@@ -49,6 +49,7 @@ class Summary:
     llr: float | None = None
     sprt_decision: str | None = None
     history: list[tuple[int, float, float, float]] = field(default_factory=list)
+    llr_history: list[tuple[int, float]] = field(default_factory=list)  # (games, LLR) per pair, SPRT only
     histories: dict = field(default_factory=dict)  # engine -> [(games, elo, low, high)]
     terminations: dict = field(default_factory=dict)
 
@@ -66,6 +67,7 @@ def summarize(games: list[dict], names: list[str], sprt: SprtSettings | None = N
     terminations: dict = {}
     pairs: dict[int, dict[int, dict]] = {}
     history: list = []
+    llr_history: list = []
     histories: dict = {n: [] for n in names}
     head = EngineLine(names[0]) if len(names) == 2 else None
     played = 0
@@ -109,8 +111,11 @@ def summarize(games: list[dict], names: list[str], sprt: SprtSettings | None = N
                 head.penta[cls] += 1
                 est = pentanomial_elo(head.penta)
                 history.append((played, est.elo, est.low, est.high))
+                if sprt is not None:
+                    llr_history.append((played, sprt.llr(head.penta)))
     summary = Summary(names=list(names), lines=lines, games=played, cross=cross, head=head,
-                      sprt=sprt, history=history, histories=histories, terminations=terminations)
+                      sprt=sprt, history=history, llr_history=llr_history, histories=histories,
+                      terminations=terminations)
     if head is not None:
         summary.trinomial = trinomial_elo(head.wins, head.losses, head.draws)
         summary.pentanomial = pentanomial_elo(head.penta) if sum(head.penta) else None
@@ -217,55 +222,121 @@ def format_summary(summary: Summary, kind: str = "round-robin") -> str:
     return "\n".join(out)
 
 
-def write_png(summary: Summary, path: str) -> None:
-    """Plot Elo and its 95% interval against games played; written atomically."""
+def _elo_limits(values: list[float], marks: list[float]) -> tuple[float, float]:
+    """Y limits of the Elo plot: the finite values and `marks` (0, SPRT bounds), padded."""
+    finite = [v for v in values if math.isfinite(v)] + marks
+    low, high = min(finite), max(finite)
+    pad = max(20.0, 0.08 * (high - low))
+    return low - pad, high + pad
+
+
+def figure(summary: Summary):
+    """The report's figure (matplotlib, Agg): the pentanomial Elo after each completed pair
+    with its 95% interval shaded (and the SPRT's Elo bounds dotted), and under an SPRT a
+    second panel with the LLR after each pair and its two stopping bounds.
+
+    Games are counted in whole games on the x axis.  Infinite values are not drawn at some
+    fixed height: an infinite end of an interval shades to the edge of the plot, an infinite
+    Elo is a triangle on that edge (pointing the way it is off the scale)."""
     try:
         import matplotlib
     except ImportError:
-        raise RuntimeError("the PNG needs matplotlib: pip install matplotlib") from None
-    import os
-    import tempfile
-
+        raise RuntimeError("the PNG needs matplotlib: pip install 'antichess-engine[tournaments]'") from None
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
 
     series = ({f"{summary.names[0]} vs {summary.names[1]}": summary.history}
               if summary.head is not None else summary.histories)
-    fig, ax = plt.subplots(figsize=(8, 4.5), dpi=100)
+    sprt = summary.sprt if summary.head is not None else None
+    if sprt is not None:
+        fig, (ax, llr_ax) = plt.subplots(2, 1, figsize=(8, 7), dpi=100, sharex=True,
+                                         gridspec_kw={"height_ratios": [3, 2]})
+    else:
+        fig, ax = plt.subplots(figsize=(8, 4.5), dpi=100)
+        llr_ax = None
+    marks = [0.0] + ([sprt.elo0, sprt.elo1] if sprt is not None else [])
+    values = [v for points in series.values() for p in points for v in p[1:]]
+    bottom, top = _elo_limits(values, marks)
+    last = max([p[0] for points in series.values() for p in points] + [1])
+    edge_label = "Elo +-inf (at the edge)"
     for label, points in series.items():
         if not points:
             continue
         xs = [p[0] for p in points]
-        clip = 1000.0
-
-        def finite(v):
-            return max(-clip, min(clip, v))
-
-        elo = [finite(p[1]) for p in points]
-        low = [finite(p[2]) for p in points]
-        high = [finite(p[3]) for p in points]
+        elo = [p[1] if math.isfinite(p[1]) else math.nan for p in points]
+        low = [max(bottom, p[2]) for p in points]
+        high = [min(top, p[3]) for p in points]
         line, = ax.plot(xs, elo, marker="o", markersize=3, label=label)
-        ax.fill_between(xs, low, high, alpha=0.2, color=line.get_color())
+        color = line.get_color()
+        ax.fill_between(xs, low, high, alpha=0.2, color=color)
+        for sign, y, marker in ((1, top, "^"), (-1, bottom, "v")):
+            edge = [p[0] for p in points if p[1] == sign * math.inf]
+            if edge:
+                ax.plot(edge, [y] * len(edge), linestyle="none", marker=marker, markersize=7,
+                        color=color, clip_on=False, label=edge_label)
+                edge_label = None
     ax.axhline(0, color="grey", linewidth=0.8)
-    if summary.sprt is not None:
-        for bound in (summary.sprt.elo0, summary.sprt.elo1):
+    if sprt is not None:
+        for bound in (sprt.elo0, sprt.elo1):
             ax.axhline(bound, color="grey", linestyle=":", linewidth=0.8)
-    ax.set_xlabel("games played")
+    ax.set_ylim(bottom, top)
+    ax.set_xlim(0, last * 1.02)
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_ylabel("Elo (pentanomial, 95% interval)")
     ax.set_title("Elo over the games played")
-    if series:
+    if any(series.values()):
         ax.legend(loc="best", fontsize="small")
     ax.grid(True, alpha=0.3)
+    if llr_ax is not None:
+        xs = [p[0] for p in summary.llr_history]
+        llr_ax.plot(xs, [p[1] for p in summary.llr_history], marker="o", markersize=3,
+                    color="tab:purple", label="LLR")
+        for bound, text in ((sprt.lower, "H0 accepted"), (sprt.upper, "H1 accepted")):
+            llr_ax.axhline(bound, color="grey", linestyle=":", linewidth=1.0)
+            llr_ax.annotate(f"{text} ({bound:+.2f})", (0.01, bound), xycoords=("axes fraction", "data"),
+                            fontsize="small", color="grey", va="bottom")
+        llr_ax.axhline(0, color="grey", linewidth=0.8)
+        span = max([abs(p[1]) for p in summary.llr_history] + [sprt.upper, -sprt.lower])
+        llr_ax.set_ylim(-1.1 * span, 1.1 * span)
+        llr_ax.set_ylabel(f"LLR (SPRT elo0 {sprt.elo0:g}, elo1 {sprt.elo1:g})")
+        llr_ax.grid(True, alpha=0.3)
+        llr_ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        llr_ax.set_xlabel("games played")
+    else:
+        ax.set_xlabel("games played")
     fig.tight_layout()
+    return fig
+
+
+def write_atomically(path: str, write, binary: bool = False) -> None:
+    """Write a file whole or not at all: `write(handle)` fills a temporary file in the same
+    folder, which then replaces `path`.  The file gets the mode a new file gets (0666 less
+    the umask: 0644 under the usual 022), not the 0600 of a temporary file."""
+    import os
+    import tempfile
+
     directory = os.path.dirname(os.path.abspath(path))
-    handle, tmp = tempfile.mkstemp(suffix=".png", dir=directory)
-    os.close(handle)
+    handle, tmp = tempfile.mkstemp(prefix=".", suffix=".tmp", dir=directory)
     try:
-        fig.savefig(tmp, format="png")
+        mask = os.umask(0)
+        os.umask(mask)
+        os.fchmod(handle, 0o666 & ~mask)
+        with os.fdopen(handle, "wb" if binary else "w") as out:
+            write(out)
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
+
+
+def write_png(summary: Summary, path: str) -> None:
+    """The report's figure as a PNG file, written atomically."""
+    import matplotlib.pyplot as plt
+
+    fig = figure(summary)
+    try:
+        write_atomically(path, lambda out: fig.savefig(out, format="png"), binary=True)
     finally:
         plt.close(fig)

@@ -14,6 +14,10 @@ implementation of the same mathematics:
 * Elo ``= -400 log10(1/mu - 1)`` (logistic); the 95% interval is the Elo of
   ``mu -/+ 1.959964 * se``;
 * LOS ``= Phi((mu - 1/2) / se)`` (likelihood of superiority);
+* when every pair so far fell in the same class (one pair, or ten pairs all split 1-1) the
+  observed variance is 0, which only says that there is too little data: the standard
+  error is then that of the counts with half a pair added to each class (a Jeffreys prior),
+  so the interval is wide instead of a point (``JEFFREYS``);
 * GSPRT: ``LLR = N sum_i p_i log(q1_i / q0_i)`` where ``q_s`` is the maximum-likelihood
   distribution with expected score ``s`` (``q_i = p_i / (1 + x (a_i - s))``, ``x`` the root
   of the secular equation ``sum p_i (a_i - s) / (1 + x (a_i - s)) = 0``), ``s0, s1`` the
@@ -32,6 +36,7 @@ from dataclasses import dataclass
 Z95 = 1.959963984540054  # the 97.5% quantile of the standard normal law
 PAIR_SCORES = (0.0, 0.25, 0.5, 0.75, 1.0)  # per-game score of each pentanomial class
 REGULARIZE = 1e-3  # Fishtest's value for an empty class in the LLR
+JEFFREYS = 0.5  # pairs added to each class for the spread of a pentanomial with one class only
 
 
 def elo_from_score(score: float) -> float:
@@ -79,13 +84,22 @@ class EloEstimate:
         return (self.high - self.low) / 2.0
 
 
-def _estimate(points: list[tuple[float, float]]) -> EloEstimate | None:
-    """Estimate from (value, count) samples: value = per-game score of one sample unit."""
+def _variance(points: list[tuple[float, float]]) -> float:
+    """Variance of the (value, count) distribution."""
+    total = sum(count for _, count in points)
+    mu = sum(value * count for value, count in points) / total
+    return sum(count * (value - mu) ** 2 for value, count in points) / total
+
+
+def _estimate(points: list[tuple[float, float]], spread: list[tuple[float, float]] | None = None
+              ) -> EloEstimate | None:
+    """Estimate from (value, count) samples: value = per-game score of one sample unit.
+    `spread`: other counts to take the variance from (the score is always the observed one)."""
     total = sum(count for _, count in points)
     if total <= 0:
         return None
     mu = sum(value * count for value, count in points) / total
-    var = sum(count * (value - mu) ** 2 for value, count in points) / total
+    var = _variance(spread if spread is not None else points)
     se = math.sqrt(var / total)
     low, high = mu - Z95 * se, mu + Z95 * se
     if se > 0:
@@ -96,10 +110,17 @@ def _estimate(points: list[tuple[float, float]]) -> EloEstimate | None:
 
 
 def pentanomial_elo(penta: list[int] | tuple[int, ...]) -> EloEstimate | None:
-    """Elo, 95% interval and LOS from pentanomial counts [LL, LD, WL+DD, WD, WW]; None if empty."""
+    """Elo, 95% interval and LOS from pentanomial counts [LL, LD, WL+DD, WD, WW]; None if empty.
+
+    When all pairs are in one class the spread comes from the counts plus JEFFREYS pairs in
+    every class: the interval of too little data is wide (one pair: [-inf, +inf]), not a point.
+    """
     if len(penta) != 5:
         raise ValueError("a pentanomial has five counts")
-    return _estimate(list(zip(PAIR_SCORES, penta)))
+    spread = None
+    if sum(1 for count in penta if count) == 1:
+        spread = [(score, count + JEFFREYS) for score, count in zip(PAIR_SCORES, penta)]
+    return _estimate(list(zip(PAIR_SCORES, penta)), spread)
 
 
 def trinomial_elo(wins: int, losses: int, draws: int) -> EloEstimate | None:

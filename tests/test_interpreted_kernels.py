@@ -41,7 +41,15 @@ numba_loaded = "numba" in sys.modules
 interpreted = not kernels_compiled()
 engine.compile_kernels()
 compiled_after = kernels_compiled()
-print(json.dumps({"answers": answers, "search_move": result.best_move.uci(), "search_seconds": elapsed,
+import numba
+before = "engine.tablebase.generate" in sys.modules
+from engine.tablebase import generate  # the table builder: first imported after the switch
+dispatchers = [value for value in vars(generate).values() if isinstance(value, numba.core.registry.CPUDispatcher)
+               and value.py_func.__module__ == generate.__name__]
+plain = [value for value in vars(generate).values() if getattr(value, "allocates_arrays", False)
+         and not isinstance(value, numba.core.registry.CPUDispatcher)]
+late_compiled = not before and len(dispatchers) >= 3 and not plain
+print(json.dumps({"late_compiled": late_compiled, "answers": answers, "search_move": result.best_move.uci(), "search_seconds": elapsed,
                   "numba_loaded": numba_loaded, "interpreted": interpreted, "compiled_after": compiled_after,
                   "perft3_after_switch": game.perft(3)}))
 """
@@ -73,6 +81,7 @@ def test_interpreted_kernels_agree_with_compiled_ones():
     report = json.loads(done.stdout.strip().splitlines()[-1])
     assert not report["numba_loaded"]  # deferred: the engine ran without importing numba
     assert report["interpreted"] and report["compiled_after"]
+    assert report["late_compiled"]  # a kernel module imported after the switch is compiled
     assert len(report["answers"]) == len(cases)
     for (variant, fen), answer in zip(cases, report["answers"]):
         game = Game(variant, fen)

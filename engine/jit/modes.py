@@ -66,7 +66,7 @@ def kernels_compiled() -> bool:
 def kernel(function):
     """Mark `function` as a kernel: compiled in nopython mode and cached on disk under
     CACHE_DIR, or left as plain Python while compilation is deferred."""
-    if not _state.deferred:
+    if not _state.deferred or _state.compiled:  # compiled mode, or a module imported after the switch
         _state.compiled = True
         return _njit(function)
     _state.kernels.append(function)
@@ -84,7 +84,7 @@ def allocating_kernel(function):
 def native(name: str, fallback):
     """The numba intrinsic `name` (see `_intrinsics`), or its Python `fallback` while
     compilation is deferred; `fallback` must compute the same value."""
-    if not _state.deferred:
+    if not _state.deferred or _state.compiled:
         _state.compiled = True
         return intrinsics()[name]
     _state.fallbacks.append((name, fallback))

@@ -175,10 +175,13 @@ def test_report_into_a_closed_pipe_exits_quietly(tmp_path):
     db = tmp_path / "p.sqlite"
     _database(db)
     proc = subprocess.Popen([sys.executable, "-m", "antichess", "tournament", "report", str(db),
-                             "--png", str(tmp_path / "p.png")],
+                             "--png", str(tmp_path / "p.png"), "--pgn", str(tmp_path / "p.pgn")],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path)
     proc.stdout.close()   # like `| head` that has already read its lines
     err = proc.stderr.read().decode()
     proc.wait(timeout=120)
     assert err == "", err
     assert proc.returncode == 0
+    # the files asked for are written all the same
+    assert (tmp_path / "p.png").stat().st_size > 5000
+    assert (tmp_path / "p.pgn").read_text().count("[Round") == 24

@@ -216,13 +216,15 @@ def _report(argv: list[str]) -> int:
         sprt = SprtSettings(*identity["sprt"]) if identity.get("sprt") else None
         games = store.games()
     summary = summarize(games, names, sprt)
-    print(f"{identity['variant']}: {len(games)} games")
-    print(format_summary(summary, identity.get("kind", "round-robin")))
+    # the files first: a reader that stops early (`| head`) costs only the printed lines
     png = args.png or (os.path.splitext(args.db)[0] + ".png")
     write_png(summary, png)
-    print(f"Elo plot written to {png}")
     if args.pgn:
         write_atomically(args.pgn, lambda out: out.writelines(game["pgn"] for game in games))
+    print(f"{identity['variant']}: {len(games)} games")
+    print(format_summary(summary, identity.get("kind", "round-robin")))
+    print(f"Elo plot written to {png}")
+    if args.pgn:
         print(f"{len(games)} games written to {args.pgn}")
     return 0
 

@@ -292,10 +292,10 @@ def figure(summary: Summary):
         xs = [p[0] for p in summary.llr_history]
         llr_ax.plot(xs, [p[1] for p in summary.llr_history], marker="o", markersize=3,
                     color="tab:purple", label="LLR")
-        for bound, text in ((sprt.lower, "H0 accepted"), (sprt.upper, "H1 accepted")):
+        for bound, text, side in ((sprt.lower, "H0 accepted", "bottom"), (sprt.upper, "H1 accepted", "top")):
             llr_ax.axhline(bound, color="grey", linestyle=":", linewidth=1.0)
             llr_ax.annotate(f"{text} ({bound:+.2f})", (0.01, bound), xycoords=("axes fraction", "data"),
-                            fontsize="small", color="grey", va="bottom")
+                            fontsize="small", color="grey", va=side)
         llr_ax.axhline(0, color="grey", linewidth=0.8)
         span = max([abs(p[1]) for p in summary.llr_history] + [sprt.upper, -sprt.lower])
         llr_ax.set_ylim(-1.1 * span, 1.1 * span)

@@ -36,12 +36,21 @@ def test_move_notations():
     assert promo.parse_move("e7e8n").course() == "e7-e8n"
 
 
-@pytest.mark.parametrize("text", ["", "e2", "e2e9", "i2i4", "e2e4x", "e2e2", "e2--e4", "\x00", "e2e4qq"])
+@pytest.mark.parametrize("text", ["", "e9", "e2e9", "i2i4", "e2e4x", "e2e2", "e2--e4", "\x00", "e2e4qq", "Xe4"])
 def test_malformed_moves_raise_invalid_move_error(text):
     game = Game("chess")
     with pytest.raises(InvalidMoveError):
         game.parse_move(text)
     assert not game.is_legal(text)
+
+
+def test_a_square_alone_is_san_for_a_pawn_move():
+    """'e4' is SAN for a pawn move: legal at the start; 'e2' is well-formed SAN but no pawn
+    can move there (an illegal move, not a malformed one)."""
+    game = Game("chess")
+    assert game.parse_move("e4").uci() == "e2e4"
+    with pytest.raises(IllegalMoveError, match="not a legal move"):
+        game.parse_move("e2")
 
 
 def test_illegal_moves_say_why_and_change_nothing():

@@ -1,4 +1,4 @@
-"""Issue 14, parts 1 and 2: every error names the input it got (UCI, CECP, the command
+"""Every error names the input it got (UCI, CECP, the command
 line), and a perft stops at once on `stop`, `quit` or Ctrl-C, after which the engine answers
 the next command at once."""
 

@@ -1,1 +1,1 @@
-"""Engine-vs-engine tournaments refereed with the project's own rules (see issue 5)."""
+"""Engine-vs-engine tournaments refereed with the project's own rules (see docs/tournaments.md)."""

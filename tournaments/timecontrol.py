@@ -122,7 +122,7 @@ class Clock:
         return self.remaining
 
     def moves_to_go(self) -> int | None:
-        """Moves left to the next session (None for sudden death)."""
+        """Moves left to the next time control (None for sudden death)."""
         if self.tc.moves:
             return self.tc.moves - self.moves_made % self.tc.moves
         return None

@@ -66,7 +66,7 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=5.0)
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
-    from engine import Game
+    from engine import Game, Searcher
 
     Searcher().search(Game("antichess"), depth=2)  # load the kernels before timing
     sjeng = shutil.which("sjeng", path="/usr/games:/usr/bin:/usr/local/bin")

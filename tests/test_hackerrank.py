@@ -11,6 +11,7 @@ import pytest
 
 from engine import Game
 from protocols.hackerrank import board_fen, choose_move, estimated_ply, parse_input, InputError
+from test_protocol_startup import wait_for_file
 
 START_ROWS = ["rnbqkbnr", "pppppppp", "........", "........", "........", "........", "PPPPPPPP", "RNBQKBNR"]
 
@@ -41,15 +42,6 @@ def test_the_start_position_as_player_1():
     assert elapsed < 3.0  # the problem allows one second; measured here about 0.8 s (warm cache)
 
 
-def _wait_for_file(path, timeout: float) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if path.exists():
-            return True
-        time.sleep(0.2)
-    return False
-
-
 def test_a_fresh_install_answers_within_seconds_and_compiles_for_the_next_run(tmp_path):
     """An empty kernel cache (a fresh install): compiling would take 40-70 s on a loaded
     2-core machine, so the bot answers with the interpreted kernels (a legal move in about a
@@ -66,7 +58,7 @@ def test_a_fresh_install_answers_within_seconds_and_compiles_for_the_next_run(tm
         answer = result.stdout.decode().strip()
         assert Game("hackerrank", board_fen(player, board)).is_legal(as_uci(answer)), answer
         assert elapsed < 15.0, elapsed  # measured about 1 s; before, 42-69 s
-    assert _wait_for_file(tmp_path / source_hash() / COMPLETE_MARKER.name, timeout=400)
+    assert wait_for_file(tmp_path / source_hash() / COMPLETE_MARKER.name, timeout=400)
     started = time.monotonic()
     result = run_bot(board_input(1, START_ROWS), env)
     assert result.returncode == 0 and Game("hackerrank").is_legal(as_uci(result.stdout.decode().strip()))

@@ -72,7 +72,8 @@ def test_end_of_input_before_any_command_exits_cleanly():
     assert engine.output == []
 
 
-def _wait_for_file(path, timeout: float) -> bool:
+def wait_for_file(path, timeout: float) -> bool:
+    """True once `path` exists, False after `timeout` seconds."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if path.exists():
@@ -111,7 +112,7 @@ def test_first_start_on_an_empty_cache_plays_at_once_and_compiles_in_the_backgro
 
     mark = engine.mark()
     engine.send("go infinite")
-    assert _wait_for_file(tmp_path / source_hash() / COMPLETE_MARKER.name, timeout=300)
+    assert wait_for_file(tmp_path / source_hash() / COMPLETE_MARKER.name, timeout=300)
     time.sleep(0.5)
     engine.send("isready")
     engine.expect("readyok", timeout=3, start=mark)
@@ -150,4 +151,4 @@ def test_a_quit_during_the_first_compilation_still_completes_the_cache(tmp_path)
     assert engine.close(timeout=10) == 0
     from engine.jit.cache import COMPLETE_MARKER, source_hash
 
-    assert _wait_for_file(tmp_path / source_hash() / COMPLETE_MARKER.name, timeout=300)
+    assert wait_for_file(tmp_path / source_hash() / COMPLETE_MARKER.name, timeout=300)

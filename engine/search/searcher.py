@@ -185,11 +185,7 @@ class Searcher:
             return SearchResult(None, None, None)
         table = self.root_tables.result(game, limits, started, self.hashfull())
         if table is not None:
-            if on_info is not None:
-                on_info(table.info)
-            if limits.infinite:
-                self._wait_for_stop()
-            return table
+            return self._answer(table, limits, on_info)
         self._probing = self.root_tables.probing(game, limits)
         roots = legal
         if limits.root_moves:
@@ -236,11 +232,7 @@ class Searcher:
                 node_budget = int(self.proof_rate * PROOF_SHARE * soft) if soft else 1_000_000
                 proven = self._proof_stage(rows, us, legal, node_budget, started)
                 if proven is not None:
-                    if on_info is not None:
-                        on_info(proven.info)
-                    if limits.infinite:
-                        self._wait_for_stop()
-                    return proven
+                    return self._answer(proven, limits, on_info)
             base = [int(code) for code in self.arrays.excluded if code] + outside
             if self.threads > 1 and max_depth > 1:
                 self.helpers.start(self.threads - 1, int(self.control[CONTROL_CHECK_MASK]), self.tt, self.network,
@@ -301,6 +293,15 @@ class Searcher:
             self.helpers.join()
         ponder = last_info.pv[1] if last_info and len(last_info.pv) > 1 and last_info.pv[0] == best_move else None
         return SearchResult(best_move, ponder, last_info)
+
+    def _answer(self, result: SearchResult, limits: Limits, on_info) -> SearchResult:
+        """A result known without deepening (the tables' move, a proven win): reported as
+        its one info line, held until a stop under `go infinite`."""
+        if on_info is not None:
+            on_info(result.info)
+        if limits.infinite:
+            self._wait_for_stop()
+        return result
 
     def _wait_for_stop(self) -> None:
         """`go infinite` answers only after a stop."""

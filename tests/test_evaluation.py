@@ -7,6 +7,7 @@ from __future__ import annotations
 import random
 
 import chess
+import pytest
 import numpy as np
 
 from engine import Game
@@ -93,3 +94,71 @@ def test_reach_and_attacks_counts_and_collects_what_python_chess_sees():
             assert got_attacks == piece_attacks(row, np.int64(color), occupied), game.fen()
             checked += got_reach > 0
     assert checked > 100
+
+
+def _losers_positions(count: int, seed: int) -> list[Game]:
+    """Quiet losers positions (a choice of moves, none a capture, not in check) of random games."""
+    rng = random.Random(seed)
+    positions = []
+    while len(positions) < count:
+        game = Game("losers")
+        for _ in range(rng.randrange(2, 60)):
+            moves = game.legal_moves()
+            if not moves or game.outcome() is not None:
+                break
+            game.push(rng.choice(moves))
+        if game.outcome() is not None:
+            continue
+        board = chess.Board(game.fen())
+        moves = list(board.legal_moves)
+        if len(moves) > 1 and not board.is_check() and not any(board.is_capture(move) for move in moves):
+            positions.append(game)
+    return positions
+
+
+def test_losers_quiet_nodes_are_scored_by_the_losers_weights_with_python_chess_mobility():
+    """Losers has weights of its own (the king is royal, so its legal moves are generated):
+    the search's static score of a quiet losers node is LOSERS_WEIGHTS . losing_features, with
+    the mobility terms python-chess's LosersBoard counts (its legal moves minus the opponent's
+    after a null move; forcing when all of those are captures).  python-chess has no losers
+    board: its legal moves are chess's, only the captures when there is one."""
+    from engine.search.evaluation import LOSERS_WEIGHTS
+    from engine.search.network import NETWORK
+    from engine.search.state import MAX_PLY
+    from engine.search.static import evaluate_losing
+
+    assert np.count_nonzero(LOSERS_WEIGHTS) > 100  # the shipped losers weights are loaded
+    out = np.zeros(FEATURE_COUNT, dtype=np.int64)
+    forcing_seen = 0
+    for game in _losers_positions(60, seed=21):
+        board = chess.Board(game.fen())
+        ours = board.legal_moves.count()  # quiet: no capture among them
+        board.push(chess.Move.null())
+        replies = list(board.legal_moves)
+        captures = [move for move in replies if board.is_capture(move)]
+        forcing = bool(captures)
+        if captures:
+            replies = captures
+        forcing_seen += forcing
+        losing_features(game.position(), np.int64(ours - len(replies)), forcing, out)
+        pieces = min(PHASE_PIECES, sum(1 for square in range(64) if game.piece_at(square)))
+        expected = (pieces * int(LOSERS_WEIGHTS[0] @ out)
+                    + (PHASE_PIECES - pieces) * int(LOSERS_WEIGHTS[1] @ out)) // PHASE_PIECES
+        with game.kernel_rows(MAX_PLY + 4) as (stack, mlist, idx, rules):
+            assert evaluate_losing(stack, np.int64(idx), rules, mlist, np.int64(ours), NETWORK) == expected, game.fen()
+    assert forcing_seen > 0
+
+
+def test_only_antichess_like_and_losers_rule_sets_use_learned_weights():
+    from engine import RuleError, get_rule_set
+
+    learned = {name: get_rule_set(name).learned_evaluation
+               for name in ("antichess", "giveaway", "suicide", "hackerrank", "losers", "mit-antichess",
+                            "antiking-antichess", "chess", "antiking1", "antiking2")}
+    assert learned == {"antichess": "antichess", "giveaway": "antichess", "suicide": "antichess",
+                       "hackerrank": "antichess", "losers": "losers", "mit-antichess": "",
+                       "antiking-antichess": "", "chess": "", "antiking1": "", "antiking2": ""}
+    for name, table in (("chess", "losers"), ("losers", "antichess"), ("antiking-antichess", "losers"),
+                        ("mit-antichess", "other")):
+        with pytest.raises(RuleError):
+            get_rule_set(name).derive("custom", learned_evaluation=table)

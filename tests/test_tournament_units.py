@@ -223,7 +223,7 @@ def test_referee_defaults_for_rule_sets_without_draw_rules():
 BOOKS = Path(__file__).resolve().parent.parent / "tournaments" / "books"
 
 
-@pytest.mark.parametrize("variant", ["antichess", "mit-antichess"])
+@pytest.mark.parametrize("variant", ["antichess", "mit-antichess", "losers"])
 def test_shipped_books_load_and_say_how_they_were_made(variant):
     path = BOOKS / f"{variant}.epd"
     text = path.read_text()
@@ -231,6 +231,27 @@ def test_shipped_books_load_and_say_how_they_were_made(variant):
     assert len(book) == 100 and len({o.fen for o in book}) == 100
     assert f"make_book.py --variant {variant}" in text.splitlines()[3]
     assert all(o.name.startswith(variant) for o in book)
+
+
+def test_book_maker_with_a_referee_keeps_only_what_both_judges_call_balanced(require_program):
+    """`--referee`: a second engine (Fairy-Stockfish, losers) must also score a kept position
+    within the threshold; its own score, asked again, agrees."""
+    import importlib.util
+
+    fsf = require_program("fairy-stockfish")
+    spec = importlib.util.spec_from_file_location("make_book", BOOKS / "make_book.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    referee = module.Referee(fsf, "losers", 3000)
+    try:
+        kept, tries = module.make("losers", count=2, plies=4, depth=3, threshold=80, seed=5, referee=referee)
+        assert len(kept) == 2 and tries >= 2
+        for line, _ in kept:
+            fen = " ".join(line.split()[:4]) + " 0 1"
+            judged = referee.score(fen)
+            assert judged is not None and abs(judged) <= 80
+    finally:
+        referee.close()
 
 
 def test_book_maker_keeps_only_balanced_positions():

@@ -10,7 +10,9 @@
 # SECONDS bounds each test (one still undecided then is stopped; its PGN keeps the games);
 # CONCURRENCY is the games each test plays at a time (tests x concurrency <= cores); test i
 # uses -srand SEED+i.  Writes OUTDIR/NAME.log and OUTDIR/NAME.pgn per candidate (NAME: the
-# candidate directory's last component).
+# candidate directory's last component).  The environment may change the rule set, book and
+# time control: VARIANT=losers BOOK=tournaments/books/losers.epd TC=3+0.03 (the defaults are
+# antichess, tournaments/books/antichess.epd and 3+0.03).
 set -u
 if [ $# -lt 6 ]; then
     sed -n '2,13p' "$0" >&2
@@ -36,8 +38,8 @@ for candidate in "$@"; do
     (cd "$base" && timeout "$seconds" python3 -m antichess tournament \
         -engine name=new cmd=python3 arg=-m arg=antichess arg=uci dir="$candidate" proto=uci \
         -engine name=base cmd=python3 arg=-m arg=antichess arg=uci dir="$base" proto=uci \
-        -each restart=off tc=3+0.03 timemargin=300 -variant antichess -games 2 -rounds 200 \
-        -openings file=tournaments/books/antichess.epd order=random -srand $((seed + i)) \
+        -each restart=off tc="${TC:-3+0.03}" timemargin=300 -variant "${VARIANT:-antichess}" -games 2 -rounds 200 \
+        -openings file="${BOOK:-tournaments/books/antichess.epd}" order=random -srand $((seed + i)) \
         -concurrency "$concurrency" -sprt elo0=0 elo1=25 alpha=0.1 beta=0.1 \
         -pgnout "$out/$name.pgn" >"$out/$name.log" 2>&1) &
 done

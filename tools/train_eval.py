@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Learn the antichess evaluation from self-play: play, label, fit, write the weights.
+"""Learn the antichess (or losers) evaluation from self-play: play, label, fit, write the weights.
 
     python3 tools/train_eval.py all [--games 4000] [--nodes 1500] [--seed 1]
     python3 tools/train_eval.py play --games N --nodes N [--no-network] --data artifacts/evaldata.npz
@@ -8,6 +8,11 @@
     python3 tools/train_eval.py play-teacher --teacher PATH --starts starts.fen --games N ...
     python3 tools/train_eval.py merge --data A.npz,B.npz[,...] --out ALL.npz
     python3 tools/train_eval.py fit --data artifacts/evaldata.npz --out engine/search/eval_weights.json
+    python3 tools/train_eval.py play-teacher --variant losers ... ; fit --variant losers --data ...
+
+`--variant` (default antichess) names the rule set the games are played and the weights
+fitted under: antichess's weights go to engine/search/eval_weights.json, losers' (its legal
+moves generated, the king being royal) to engine/search/eval_weights_losers.json.
 
 `play`: self-play games under the antichess rules with the project's own engine at a fixed
 node count per move (proof search off, so the games are reproducible), each starting from
@@ -80,7 +85,7 @@ def _as_arrays(columns: dict[str, list]) -> dict[str, np.ndarray]:
 
 
 def play(games: int, nodes: int, seed: int, report=print, network: bool = True,
-         captures: bool = False) -> dict[str, np.ndarray]:
+         captures: bool = False, variant: str = "antichess") -> dict[str, np.ndarray]:
     """Self-play `games` antichess games; the quiet positions with their results (with
     `captures`, also those where the side to move must capture and has a choice).  With
     `network` False the engine plays without its evaluation network (engine.search.network)."""
@@ -94,7 +99,7 @@ def play(games: int, nodes: int, seed: int, report=print, network: bool = True,
     columns: dict[str, list] = {"rows": [], "results": [], "plies": [], "games": []}
     started = time.perf_counter()
     for number in range(games):
-        game = Game("antichess")
+        game = Game(variant)
         for _ in range(rng.randint(4, 8)):
             moves = game.legal_moves()
             if not moves or game.outcome() is not None:
@@ -146,7 +151,7 @@ def read_starts(path: str) -> list[str]:
 
 def play_teacher(command: str, games: int, nodes: int, seed: int, report=print,
                  captures: bool = False, starts: list[str] | None = None,
-                 checkpoint=None, checkpoint_every: int = 500) -> dict[str, np.ndarray]:
+                 checkpoint=None, checkpoint_every: int = 500, variant: str = "antichess") -> dict[str, np.ndarray]:
     """`games` antichess games of a UCI engine (`command`) against itself at `nodes` nodes a
     move, from 4 to 8 seeded random plies (or, with `starts`, from each of those FENs in turn,
     at most `games` of them), refereed by the project's own rules; the positions with their
@@ -174,7 +179,7 @@ def play_teacher(command: str, games: int, nodes: int, seed: int, report=print,
         raise RuntimeError(f"the engine {command} ended without a bestmove")
 
     send("uci")
-    for option in ("UCI_Variant value antichess", "Threads value 1", "Hash value 16"):
+    for option in (f"UCI_Variant value {variant}", "Threads value 1", "Hash value 16"):
         send(f"setoption name {option}")
     send("isready")
     columns: dict[str, list] = {"rows": [], "results": [], "plies": [], "games": []}
@@ -183,10 +188,10 @@ def play_teacher(command: str, games: int, nodes: int, seed: int, report=print,
         games = min(games, len(starts))
     for number in range(games):
         if starts is not None:
-            game = Game("antichess", fen=starts[number])
+            game = Game(variant, fen=starts[number])
             start_fen = game.fen()
         else:
-            game = Game("antichess")
+            game = Game(variant)
             start_fen = game.fen()
             for _ in range(rng.randint(4, 8)):
                 moves = game.legal_moves()
@@ -341,7 +346,7 @@ def teacher_targets(data: dict, weight: float) -> tuple[np.ndarray, float]:
     return weight * chance + (1.0 - weight) * data["results"], k
 
 
-def features(rows: np.ndarray) -> np.ndarray:
+def features(rows: np.ndarray, variant: str = "antichess") -> np.ndarray:
     """The feature matrix (one row per position) of `engine.search.evaluation.losing_features`, with
     the legal-move terms computed as the search computes them (engine.search.losing_terms),
     twice: scaled by the opening share of `engine.search.evaluation.phase`, then by the endgame's."""
@@ -350,9 +355,9 @@ def features(rows: np.ndarray) -> np.ndarray:
     from engine import get_rule_set
     from engine.search.static import losing_terms
 
-    rules = get_rule_set("antichess").to_array()
-    stack = np.zeros((2, POS_SIZE), dtype=np.uint64)
-    mlist = np.zeros((2, MAX_MOVES), dtype=np.int32)
+    rules = get_rule_set(variant).to_array()
+    stack = np.zeros((4, POS_SIZE), dtype=np.uint64)  # a generation's legality test uses the next row
+    mlist = np.zeros((4, MAX_MOVES), dtype=np.int32)
     vector = np.zeros(FEATURE_COUNT, dtype=np.int64)
     out = np.zeros((len(rows), 2 * FEATURE_COUNT), dtype=np.float64)
     for i, row in enumerate(rows):
@@ -365,14 +370,21 @@ def features(rows: np.ndarray) -> np.ndarray:
     return out
 
 
-def quiet_positions(data: dict) -> dict:
+def quiet_positions(data: dict, variant: str = "antichess") -> dict:
     """`data` without the positions where the side to move must capture (`--captures` data):
     the linear evaluation scores quiet positions only."""
     from engine import get_rule_set
-    from engine.search.static import count_moves_and_captures
+    from engine.rules.bitboards import CAPTURE_FLAG, MAX_MOVES, POS_SIZE
+    from engine.rules.movegen import gen_legal
 
-    rules = get_rule_set("antichess").to_array()
-    quiet = np.array([count_moves_and_captures(row, rules)[1] == 0 for row in data["rows"]], dtype=bool)
+    rules = get_rule_set(variant).to_array()
+    stack = np.zeros((4, POS_SIZE), dtype=np.uint64)
+    mlist = np.zeros((4, MAX_MOVES), dtype=np.int32)
+    quiet = np.zeros(len(data["rows"]), dtype=bool)
+    for i, row in enumerate(data["rows"]):
+        stack[0] = row
+        moves = gen_legal(stack, 0, rules, mlist)
+        quiet[i] = moves > 0 and not any(int(mlist[0, j]) & CAPTURE_FLAG for j in range(moves))
     return {key: (value[quiet] if isinstance(value, np.ndarray) and value.shape[:1] == quiet.shape else value)
             for key, value in data.items()}
 
@@ -457,6 +469,8 @@ def write_json(path: Path, payload: dict) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("stage", choices=("play", "play-teacher", "starts", "label", "merge", "fit", "all"))
+    parser.add_argument("--variant", default="antichess",
+                        help="play, play-teacher, fit: the rule set (antichess, or losers for its own weights)")
     parser.add_argument("--games", type=int, default=4000)
     parser.add_argument("--nodes", type=int, default=1500)
     parser.add_argument("--seed", type=int, default=1)
@@ -488,8 +502,8 @@ def main() -> int:
     data_path = Path(args.data.split(",")[0])
     if args.stage in ("play", "all"):
         data = play(args.games, args.nodes, args.seed, report=lambda line: print(line, file=sys.stderr),
-                    network=not args.no_network, captures=args.captures)
-        command = (f"python3 tools/train_eval.py play --games {args.games} --nodes {args.nodes} --seed {args.seed}"
+                    network=not args.no_network, captures=args.captures, variant=args.variant)
+        command = (f"python3 tools/train_eval.py play --variant {args.variant} --games {args.games} --nodes {args.nodes} --seed {args.seed}"
                    + (" --no-network" if args.no_network else "") + (" --captures" if args.captures else ""))
         save_data(data_path, command, data)
         print(f"{len(data['rows'])} positions from {args.games} games -> {data_path}")
@@ -504,13 +518,14 @@ def main() -> int:
         if not args.teacher:
             parser.error("play-teacher needs --teacher PATH")
         starts = read_starts(args.starts) if args.starts else None
-        command = (f"python3 tools/train_eval.py play-teacher --teacher {Path(args.teacher).name} "
+        command = (f"python3 tools/train_eval.py play-teacher --variant {args.variant} --teacher {Path(args.teacher).name} "
                    f"--games {args.games} --teacher-nodes {args.teacher_nodes} --seed {args.seed}"
                    + (" --captures" if args.captures else "")
                    + (f" --starts {Path(args.starts).name}" if args.starts else ""))
         data = play_teacher(args.teacher, args.games, args.teacher_nodes, args.seed,
                             report=lambda line: print(line, file=sys.stderr), captures=args.captures, starts=starts,
-                            checkpoint=lambda partial: save_data(data_path, command + " (unfinished)", partial))
+                            checkpoint=lambda partial: save_data(data_path, command + " (unfinished)", partial),
+                            variant=args.variant)
         save_data(data_path, command, data)
         print(f"{len(data['rows'])} positions from {len(set(data['games'].tolist()))} games with a kept position -> {data_path}")
     if args.stage == "merge":
@@ -536,12 +551,15 @@ def main() -> int:
         save_data(out, f"{data['command']} + {command}", labelled)
         print(f"{len(labelled['rows'])} positions labelled -> {out}")
     if args.stage in ("fit", "all"):
-        from engine.search.evaluation import FEATURE_NAMES, ENGINE_WEIGHTS_PATH
+        from engine.search.evaluation import FEATURE_NAMES, WEIGHTS_PATHS
+
+        if args.variant not in WEIGHTS_PATHS:
+            parser.error(f"fit: no learned evaluation for {args.variant} (one of {', '.join(WEIGHTS_PATHS)})")
 
         if args.stage == "fit":
             require_data_files(parser, args.data, "fit")
-        data = quiet_positions(load_data(args.data if args.stage == "fit" else str(data_path)))
-        matrix = features(data["rows"])
+        data = quiet_positions(load_data(args.data if args.stage == "fit" else str(data_path)), args.variant)
+        matrix = features(data["rows"], args.variant)
         results = data["results"]
         fit_note = ""
         if args.teacher_weight > 0:
@@ -556,12 +574,12 @@ def main() -> int:
                       report=lambda line: print(line, file=sys.stderr))
         train_loss = loss_of(matrix[~held_out], results[~held_out], weights, args.scale)
         test_loss = loss_of(matrix[held_out], results[held_out], weights, args.scale)
-        out = Path(args.out) if args.out else ENGINE_WEIGHTS_PATH
+        out = Path(args.out) if args.out else WEIGHTS_PATHS[args.variant]
         write_json(out, {
-            "about": ("Antichess evaluation weights (centipawns per feature unit) fitted by "
+            "about": (f"{args.variant.capitalize()} evaluation weights (centipawns per feature unit) fitted by "
                       "tools/train_eval.py; feature names in engine/search/evaluation.py."),
             "data": data["command"],
-            "fit": f"python3 tools/train_eval.py fit --scale {args.scale} --l2 {args.l2} --steps {args.steps}{fit_note}",
+            "fit": f"python3 tools/train_eval.py fit --variant {args.variant} --scale {args.scale} --l2 {args.l2} --steps {args.steps}{fit_note}",
             "positions": int(len(results)), "games": int(data["games"].max() + 1),
             "phase": "each weight is [opening, endgame], blended by the pieces on the board",
             "scale": args.scale, "l2": args.l2, "train_loss": train_loss, "test_loss": test_loss,

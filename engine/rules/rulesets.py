@@ -24,6 +24,13 @@ PASS = 3  # the side passes its turn (stalemate only)
 
 _VALUE_NAMES = {LOSS: "loss", DRAW: "draw", WIN: "win", PIECE_COUNT: "piece-count", PASS: "pass"}
 
+# Learned evaluations (engine.search.evaluation): "" the hand-set terms, "antichess" the
+# antichess weights and network (rule sets where every pseudo-legal move is legal), "losers"
+# the losers weights (compulsory capture with a royal king).
+LEARNED_NAMES = ("", "antichess", "losers")
+LEARNED_ANTICHESS = 1
+LEARNED_LOSERS = 2
+
 # Indexes of the rule array handed to the kernels.
 R_ROYAL_KING = 0
 R_MUST_CAPTURE = 1
@@ -44,6 +51,7 @@ R_EXTINCTION_PREVAILS = 15
 R_PLY_LIMIT = 16
 R_DRAW_RULES = 17
 R_FIRST_MOVER = 18  # 0 white, 1 black
+R_LEARNED_EVALUATION = 19  # the learned weights scoring quiet nodes: LEARNED_NAMES index
 R_SIZE = 24
 
 # Reasons a game ends.  The kernels report the index; the strings are the public names.
@@ -102,6 +110,7 @@ class RuleSet:
     draw_rules: bool = True
     insufficient_material: str = "fide"
     first_mover: str = "white"
+    learned_evaluation: str = ""
     aliases: tuple[str, ...] = ()
     description: str = ""
     _array: object = field(default=None, repr=False, compare=False)
@@ -163,6 +172,12 @@ class RuleSet:
             fail("insufficient material is a draw rule; it needs draw_rules")
         if self.first_mover not in ("white", "black"):
             fail("first_mover is white or black")
+        if self.learned_evaluation not in LEARNED_NAMES:
+            fail("learned_evaluation is '', antichess or losers")
+        if self.learned_evaluation == "antichess" and (self.royal_king or self.anti_kings or not self.must_capture):
+            fail("the antichess evaluation needs compulsory capture without a royal king or anti-kings")
+        if self.learned_evaluation == "losers" and (not self.royal_king or self.anti_kings or not self.must_capture):
+            fail("the losers evaluation needs compulsory capture with a royal king and no anti-kings")
         side = self.start_fen.split()[1] if len(self.start_fen.split()) > 1 else ""
         if side != self.first_mover[0]:
             fail("the start position's side to move must be the first mover")
@@ -192,6 +207,7 @@ class RuleSet:
             rules[R_PLY_LIMIT] = self.ply_limit
             rules[R_DRAW_RULES] = self.draw_rules
             rules[R_FIRST_MOVER] = 0 if self.first_mover == "white" else 1
+            rules[R_LEARNED_EVALUATION] = LEARNED_NAMES.index(self.learned_evaluation)
             rules.setflags(write=False)
             object.__setattr__(self, "_array", rules)
         return self._array
@@ -227,6 +243,7 @@ ANTICHESS = CHESS.derive(
     stalemate_value=WIN,
     insufficient_material="opposite-bishops",
     start_fen="rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w - - 0 1",
+    learned_evaluation="antichess",
     description="lichess antichess: captures compulsory, no check, no castling, no pieces or no move wins",
 )
 
@@ -250,6 +267,7 @@ LOSERS = CHESS.derive(
     checkmate_value=WIN,
     stalemate_value=WIN,
     insufficient_material="none",
+    learned_evaluation="losers",
     description="ICC wild 17: chess with compulsory legal captures; bare king, mated or stalemated side wins",
 )
 

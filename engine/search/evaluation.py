@@ -17,10 +17,12 @@ Each feature has two weights, one for the opening and one for the endgame: the s
 32), so a piece or a square can be worth one thing early and another late.  A weights file
 entry is a pair [opening, endgame], or one number for both.
 
-It applies where every pseudo-legal move is legal (no royal king, no anti-kings: antichess,
-giveaway, suicide, hackerrank); the search keeps its hand-written terms elsewhere.  The
-weights file is part of the engine's source hash (engine.jit), so new weights never meet
-stale compiled code.
+Two sets of weights, chosen by the rule set's `learned_evaluation` field: `eval_weights.json`
+where every pseudo-legal move is legal (no royal king, no anti-kings: antichess, giveaway,
+suicide, hackerrank), and `eval_weights_losers.json` for losers (compulsory capture with a
+royal king, mated or stalemated side wins), with its legal moves counted by generation; the
+search keeps its hand-written terms for the other rule sets.  The weights files are part
+of the engine's source hash (engine.jit), so new weights never meet stale compiled code.
 """
 
 from __future__ import annotations
@@ -37,6 +39,8 @@ from ..rules.bitboards import (
 )
 
 ENGINE_WEIGHTS_PATH = Path(__file__).resolve().parent / "eval_weights.json"
+LOSERS_WEIGHTS_PATH = Path(__file__).resolve().parent / "eval_weights_losers.json"
+WEIGHTS_PATHS = {"antichess": ENGINE_WEIGHTS_PATH, "losers": LOSERS_WEIGHTS_PATH}
 PIECE_NAMES = "PNBRQK"
 SQUARES = 32  # a-d files of each rank, from the piece's own side
 
@@ -72,6 +76,8 @@ def load_weights(path=ENGINE_WEIGHTS_PATH) -> np.ndarray:
 
 WEIGHTS = load_weights()
 WEIGHTS.setflags(write=False)
+LOSERS_WEIGHTS = load_weights(LOSERS_WEIGHTS_PATH)
+LOSERS_WEIGHTS.setflags(write=False)
 
 
 @kernel
@@ -169,6 +175,23 @@ def learned_score(pos, moves_difference, forcing):
 def learned_score_with_reach(pos, moves_difference, forcing, reach_difference):
     """`learned_score` given its reach difference (`reach` of the side to move minus the
     other side's)."""
+    return weighted_score(pos, WEIGHTS, moves_difference, forcing, reach_difference)
+
+
+@kernel
+def losers_score(pos, moves_difference, forcing):
+    """The learned losers evaluation (`LOSERS_WEIGHTS`) of a quiet losers position, given its
+    legal-move difference (generated: the king is royal) and forcing term."""
+    us = np.int64(pos[P_SIDE])
+    occupied = pos[OCC] | pos[8 + OCC]
+    return weighted_score(pos, LOSERS_WEIGHTS, moves_difference, forcing,
+                          reach(pos, us, occupied) - reach(pos, 1 - us, occupied))
+
+
+@kernel
+def weighted_score(pos, weights, moves_difference, forcing, reach_difference):
+    """The weights table `weights` (int64[2, FEATURE_COUNT]) . losing_features(pos, ...),
+    the opening and endgame sums blended by `phase`."""
     us = np.int64(pos[P_SIDE])
     opening = np.int64(0)
     endgame = np.int64(0)
@@ -180,12 +203,12 @@ def learned_score_with_reach(pos, moves_difference, forcing, reach_difference):
                 square = lsb(pieces)
                 pieces &= pieces - ONE
                 table = PST + piece * SQUARES + relative_square(square, color)
-                opening += sign * (WEIGHTS[0, MATERIAL + piece] + WEIGHTS[0, table])
-                endgame += sign * (WEIGHTS[1, MATERIAL + piece] + WEIGHTS[1, table])
-    opening += WEIGHTS[0, REACH] * reach_difference + WEIGHTS[0, MOVES] * moves_difference + WEIGHTS[0, TEMPO]
-    endgame += WEIGHTS[1, REACH] * reach_difference + WEIGHTS[1, MOVES] * moves_difference + WEIGHTS[1, TEMPO]
+                opening += sign * (weights[0, MATERIAL + piece] + weights[0, table])
+                endgame += sign * (weights[1, MATERIAL + piece] + weights[1, table])
+    opening += weights[0, REACH] * reach_difference + weights[0, MOVES] * moves_difference + weights[0, TEMPO]
+    endgame += weights[1, REACH] * reach_difference + weights[1, MOVES] * moves_difference + weights[1, TEMPO]
     if forcing:
-        opening += WEIGHTS[0, FORCING]
-        endgame += WEIGHTS[1, FORCING]
+        opening += weights[0, FORCING]
+        endgame += weights[1, FORCING]
     pieces_on_board = phase(pos)
     return (pieces_on_board * opening + (PHASE_PIECES - pieces_on_board) * endgame) // PHASE_PIECES

@@ -22,10 +22,10 @@ from ..rules.bitboards import (
 from ..rules.attacks import antiking_attackers
 from ..rules.movegen import gen_legal, make_move
 from ..rules.rulesets import (
-    R_ANTI_KINGS, R_BEROLINA, R_CASTLING, R_DOUBLE_STEP, R_EN_PASSANT, R_MUST_CAPTURE, R_PROMOTION_MASK,
-    R_ROYAL_KING,
+    LEARNED_LOSERS, R_ANTI_KINGS, R_BEROLINA, R_CASTLING, R_DOUBLE_STEP, R_EN_PASSANT, R_LEARNED_EVALUATION,
+    R_MUST_CAPTURE, R_PROMOTION_MASK, R_ROYAL_KING,
 )
-from .evaluation import learned_score_with_reach, reach, reach_and_attacks
+from .evaluation import learned_score_with_reach, losers_score, reach, reach_and_attacks
 from .network import network_score_with_attacks
 
 # Piece values (pawn, knight, bishop, rook, queen, king, anti-king).
@@ -191,7 +191,8 @@ def evaluate_losing(stack, idx, rules, mlist, our_moves, network):
     moves, above all only forced captures, is what loses these games.  Where every
     pseudo-legal move is legal (antichess, giveaway, suicide, hackerrank) the learned
     evaluation (engine.search.evaluation) plus the network's correction (engine.search.network) scores
-    the position; elsewhere `evaluate` plus hand-set mobility terms.
+    the position; in losers its own learned weights; elsewhere `evaluate` plus hand-set
+    mobility terms.
     """
     pos = stack[idx]
     make_move(stack, idx, idx + 1, np.int32(MOVE_PASS << 15), rules)
@@ -203,9 +204,11 @@ def evaluate_losing(stack, idx, rules, mlist, our_moves, network):
         their_reach, their_attacks = reach_and_attacks(pos, 1 - us, occupied)
         return (learned_score_with_reach(pos, our_moves - their_moves, their_captures > 0, our_reach - their_reach)
                 + network_score_with_attacks(pos, network, our_attacks, their_attacks))
-    score = evaluate(pos, rules)
     their_moves = gen_legal(stack, idx + 1, rules, mlist)
     forcing = their_moves > 0 and (np.int64(mlist[idx + 1, 0]) & CAPTURE_FLAG) != 0
+    if rules[R_LEARNED_EVALUATION] == LEARNED_LOSERS:
+        return losers_score(pos, our_moves - their_moves, forcing)
+    score = evaluate(pos, rules)
     score += MOBILITY_WEIGHT * (our_moves - their_moves)
     if forcing:
         score += FORCING_BONUS  # whatever we do now, they are likely to be forced to capture
@@ -215,9 +218,14 @@ def evaluate_losing(stack, idx, rules, mlist, our_moves, network):
 @kernel
 def losing_terms(stack, idx, rules, mlist):
     """(our legal moves minus theirs after a pass, whether theirs would all be captures
-    forced): the legal-mobility terms of `evaluate_losing`, for rule sets where every
-    pseudo-legal move is legal; tools/train_eval.py computes its features with this."""
-    our_moves, _ = count_moves_and_captures(stack[idx], rules)
+    forced): the legal-mobility terms of `evaluate_losing` (counted where every pseudo-legal
+    move is legal, generated elsewhere); tools/train_eval.py computes its features with this."""
+    if pseudo_legal_is_legal(rules):
+        our_moves, _ = count_moves_and_captures(stack[idx], rules)
+        make_move(stack, idx, idx + 1, np.int32(MOVE_PASS << 15), rules)
+        their_moves, their_captures = count_moves_and_captures(stack[idx + 1], rules)
+        return our_moves - their_moves, their_captures > 0
+    our_moves = gen_legal(stack, idx, rules, mlist)
     make_move(stack, idx, idx + 1, np.int32(MOVE_PASS << 15), rules)
-    their_moves, their_captures = count_moves_and_captures(stack[idx + 1], rules)
-    return our_moves - their_moves, their_captures > 0
+    their_moves = gen_legal(stack, idx + 1, rules, mlist)
+    return our_moves - their_moves, their_moves > 0 and (np.int64(mlist[idx + 1, 0]) & CAPTURE_FLAG) != 0

@@ -4,8 +4,11 @@
 Method: play PLIES uniformly random legal moves from the start position (seeded), drop
 duplicates and finished games, search the position with an `engine.Searcher` to a fixed
 depth, and keep it only when the score is within THRESHOLD centipawns of zero, no mate is
-found, and a shallower search (depth - 2) agrees within THRESHOLD as well.  The EPD
-starts with a `#` header recording the exact command, so the book can be made again.
+found, and a shallower search (depth - 2) agrees within THRESHOLD as well.  With
+`--referee PATH` a second, independent UCI engine that plays the rule set (e.g.
+Fairy-Stockfish, `UCI_Variant`) must also score the position within THRESHOLD, without a
+mate, after `--referee-nodes` nodes, so that the book is balanced by more than one judge.
+The EPD starts with a `#` header recording the exact command, so the book can be made again.
 
     python3 tournaments/books/make_book.py --variant antichess --count 100 \
         --plies 6 --depth 8 --threshold 100 --seed 1 --out tournaments/books/antichess.epd
@@ -35,9 +38,56 @@ def balanced(game, depth: int, threshold: int) -> tuple[bool, int | None]:
     return True, deep.info.score
 
 
+class Referee:
+    """A UCI engine judging positions of one rule set: `score(fen)` is its centipawns for the
+    side to move after a fixed number of nodes, or None for a mate score."""
+
+    def __init__(self, command: str, variant: str, nodes: int) -> None:
+        import shlex
+        import subprocess
+
+        self.nodes = nodes
+        self.process = subprocess.Popen(shlex.split(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                        text=True, bufsize=1)
+        self._send("uci")
+        self._wait("uciok")
+        for option in (f"UCI_Variant value {variant}", "Threads value 1", "Hash value 16"):
+            self._send(f"setoption name {option}")
+        self._send("isready")
+        self._wait("readyok")
+
+    def _send(self, line: str) -> None:
+        self.process.stdin.write(line + "\n")
+        self.process.stdin.flush()
+
+    def _wait(self, prefix: str) -> str:
+        for line in self.process.stdout:
+            if line.startswith(prefix):
+                return line
+        raise RuntimeError(f"the referee ended before {prefix!r}")
+
+    def score(self, fen: str) -> int | None:
+        self._send("ucinewgame")
+        self._send(f"position fen {fen}")
+        self._send(f"go nodes {self.nodes}")
+        score: int | None = 0
+        for line in self.process.stdout:
+            words = line.split()
+            if words[:1] == ["bestmove"]:
+                return score
+            if words[:1] == ["info"] and "score" in words:
+                kind, value = words[words.index("score") + 1:words.index("score") + 3]
+                score = int(value) if kind == "cp" else None
+        raise RuntimeError("the referee ended during a search")
+
+    def close(self) -> None:
+        self._send("quit")
+        self.process.wait(timeout=10)
+
+
 def make(variant: str, count: int, plies: int, depth: int, threshold: int, seed: int,
-         max_tries: int = 100000) -> tuple[list[tuple[str, int]], int]:
-    """([(EPD line, score)], positions tried)."""
+         max_tries: int = 100000, referee: Referee | None = None) -> tuple[list[tuple[str, int]], int]:
+    """([(EPD line, score)], positions tried); with a `referee`, it must agree as well."""
     from engine import Game
 
     rng = random.Random(seed)
@@ -59,6 +109,9 @@ def make(variant: str, count: int, plies: int, depth: int, threshold: int, seed:
         seen.add(epd)
         tries += 1
         ok, score = balanced(game, depth, threshold)
+        if ok and referee is not None:
+            judged = referee.score(game.fen())
+            ok = judged is not None and abs(judged) <= threshold
         if ok:
             kept.append((f'{epd} id "{variant}-{len(kept) + 1:03d}"; c0 "score {score:+d} cp at depth {depth}";', score))
     return kept, tries
@@ -74,16 +127,29 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--threshold", type=int, default=100)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--out", required=True)
+    parser.add_argument("--referee", help="a UCI engine (path) that must also score each position within THRESHOLD")
+    parser.add_argument("--referee-nodes", type=int, default=1000000)
     args = parser.parse_args(argv)
     started = time.time()
-    kept, tries = make(args.variant, args.count, args.plies, args.depth, args.threshold, args.seed)
+    referee = Referee(args.referee, args.variant, args.referee_nodes) if args.referee else None
+    try:
+        kept, tries = make(args.variant, args.count, args.plies, args.depth, args.threshold, args.seed,
+                           referee=referee)
+    finally:
+        if referee is not None:
+            referee.close()
+    judges = f"an engine.Searcher at depth {args.depth} and {args.depth - 2}"
+    made_by = (f"# Made by: python3 tournaments/books/make_book.py --variant {args.variant} --count {args.count} "
+               f"--plies {args.plies} --depth {args.depth} --threshold {args.threshold} --seed {args.seed}")
+    if referee is not None:
+        name = os.path.basename(args.referee)
+        judges += f" and {name} at {args.referee_nodes} nodes"
+        made_by += f" --referee PATH/{name} --referee-nodes {args.referee_nodes}"
     header = [
         f"# {args.variant} opening book: {len(kept)} positions after {args.plies} random plies,",
-        f"# kept when an engine.Searcher at depth {args.depth} and {args.depth - 2} scores within "
-        f"+-{args.threshold} cp with no mate",
+        f"# kept when {judges} score within +-{args.threshold} cp with no mate",
         f"# ({len(kept)} kept of {tries} distinct positions searched, {time.time() - started:.0f} s).",
-        f"# Made by: python3 tournaments/books/make_book.py --variant {args.variant} --count {args.count} "
-        f"--plies {args.plies} --depth {args.depth} --threshold {args.threshold} --seed {args.seed} --out FILE",
+        made_by + " --out FILE",
         "# For tools that do not skip '#' lines (cutechess-cli): grep -v '^#' FILE > book.epd",
     ]
     text = "\n".join(header + [line for line, _ in kept]) + "\n"

@@ -180,13 +180,11 @@ def negamax(stack, idx, depth, alpha, beta, ply, rules, mlist, s):
 
     # A quiet node under compulsory capture (the side to move has no capture) off the
     # principal variation: a null move with many pieces on the board (tempo decides the
-    # endings; not where anti-kings or a pass rule make passing a real move: losers has it,
-    # the course rule sets do not), static pruning close to the horizon far above beta, late-move pruning below;
+    # endings), static pruning close to the horizon far above beta, late-move pruning below;
     # the first two share one static score.
     quiet_off_pv = (not quiescent and not forced and ply > 0 and beta - alpha == 1
                     and rules[R_MUST_CAPTURE] != 0)
-    null_move_node = (quiet_off_pv and depth >= 3 and beta < MATE_BOUND
-                      and (pseudo_legal_is_legal(rules) or not (rules[R_ANTI_KINGS] or rules[R_PASS_ON_NO_MOVE]))
+    null_move_node = (quiet_off_pv and depth >= 3 and pseudo_legal_is_legal(rules) and beta < MATE_BOUND
                       and count(pos[OCC] | pos[8 + OCC]) >= NULL_MOVE_PIECES)
     static_pruning_node = quiet_off_pv and depth <= 3 and abs(beta) < MATE_BOUND
     static_eval = np.int64(0)

@@ -259,3 +259,31 @@ def test_a_missing_data_file_is_refused_and_nothing_is_written(stage, tmp_path, 
     error = capsys.readouterr().err
     assert "no data file" in error and "gone.npz" in error and "a.npz" not in error.split("no data file")[1]
     assert not out.exists()
+
+
+def test_losers_games_and_features_follow_the_losers_rules():
+    """`--variant losers`: the games are losers games (the engine playing both sides), the
+    quiet positions have a choice of moves and none a capture under the losers rules, and the
+    fit's feature rows reproduce the engine's losers score with the weights they are given."""
+    from engine.search.evaluation import FEATURE_COUNT, LOSERS_WEIGHTS
+    from engine.search.state import MAX_PLY
+    from engine.search.static import evaluate_losing
+    from engine.search.network import NETWORK
+
+    data = train_eval.play(3, 200, seed=4, report=lambda line: None, variant="losers")
+    quiet = train_eval.quiet_positions(data, "losers")
+    assert 0 < len(quiet["rows"]) <= len(data["rows"])
+    matrix = train_eval.features(quiet["rows"], "losers")
+    weights = np.concatenate([LOSERS_WEIGHTS[0], LOSERS_WEIGHTS[1]]).astype(float)
+    from engine import get_rule_set
+    from engine.rules.fen import format_fen
+
+    for row, features in list(zip(quiet["rows"], matrix))[:20]:
+        game = Game("losers", format_fen(row, get_rule_set("losers")))
+        moves = game.legal_moves()
+        assert len(moves) >= 2 and not any(move.is_capture for move in moves)
+        with game.kernel_rows(MAX_PLY + 4) as (stack, mlist, idx, rules):
+            score = evaluate_losing(stack, np.int64(idx), rules, mlist, np.int64(len(moves)), NETWORK)
+        # The fit's score is the blend before the integer division by 32.
+        assert abs(features @ weights - score) < 1.0, game.fen()
+    assert matrix.shape[1] == 2 * FEATURE_COUNT

@@ -19,17 +19,20 @@ from engine.rules.bitboards import OCC
 from engine.rules.attacks import piece_attacks
 
 
-def _random_positions(count: int, seed: int = 7) -> list[Game]:
+def _random_positions(count: int, seed: int = 7, variant: str = "antichess", keep=None) -> list[Game]:
+    """`count` positions after 0 to 49 random moves of `variant` games (the game stops early
+    when it ends), only those `keep(game)` accepts when it is given."""
     rng = random.Random(seed)
     positions = []
     while len(positions) < count:
-        game = Game("antichess")
+        game = Game(variant)
         for _ in range(rng.randrange(0, 50)):
             moves = game.legal_moves()
-            if not moves:
+            if not moves or game.outcome() is not None:
                 break
             game.push(rng.choice(moves))
-        positions.append(game)
+        if keep is None or keep(game):
+            positions.append(game)
     return positions
 
 
@@ -96,24 +99,14 @@ def test_reach_and_attacks_counts_and_collects_what_python_chess_sees():
     assert checked > 100
 
 
-def _losers_positions(count: int, seed: int) -> list[Game]:
-    """Quiet losers positions (a choice of moves, none a capture, not in check) of random games."""
-    rng = random.Random(seed)
-    positions = []
-    while len(positions) < count:
-        game = Game("losers")
-        for _ in range(rng.randrange(2, 60)):
-            moves = game.legal_moves()
-            if not moves or game.outcome() is not None:
-                break
-            game.push(rng.choice(moves))
-        if game.outcome() is not None:
-            continue
-        board = chess.Board(game.fen())
-        moves = list(board.legal_moves)
-        if len(moves) > 1 and not board.is_check() and not any(board.is_capture(move) for move in moves):
-            positions.append(game)
-    return positions
+def _quiet_losers_position(game: Game) -> bool:
+    """A losers game not over, whose side to move has a choice of moves, none a capture, and is
+    not in check (python-chess's chess moves: losers moves are those, captures when any)."""
+    if game.outcome() is not None:
+        return False
+    board = chess.Board(game.fen())
+    moves = list(board.legal_moves)
+    return len(moves) > 1 and not board.is_check() and not any(board.is_capture(move) for move in moves)
 
 
 def test_losers_quiet_nodes_are_scored_by_the_losers_weights_with_python_chess_mobility():
@@ -130,7 +123,7 @@ def test_losers_quiet_nodes_are_scored_by_the_losers_weights_with_python_chess_m
     assert np.count_nonzero(LOSERS_WEIGHTS) > 100  # the shipped losers weights are loaded
     out = np.zeros(FEATURE_COUNT, dtype=np.int64)
     forcing_seen = 0
-    for game in _losers_positions(60, seed=21):
+    for game in _random_positions(60, seed=21, variant="losers", keep=_quiet_losers_position):
         board = chess.Board(game.fen())
         ours = board.legal_moves.count()  # quiet: no capture among them
         board.push(chess.Move.null())

@@ -22,7 +22,7 @@ from ..rules.bitboards import (
 from ..rules.attacks import antiking_attackers
 from ..rules.movegen import gen_legal, make_move
 from ..rules.rulesets import (
-    LEARNED_LOSERS, R_ANTI_KINGS, R_BEROLINA, R_CASTLING, R_DOUBLE_STEP, R_EN_PASSANT, R_LEARNED_EVALUATION,
+    LEARNED_ANTICHESS, LEARNED_LOSERS, R_ANTI_KINGS, R_BEROLINA, R_CASTLING, R_DOUBLE_STEP, R_EN_PASSANT, R_LEARNED_EVALUATION,
     R_MUST_CAPTURE, R_PROMOTION_MASK, R_ROYAL_KING,
 )
 from .evaluation import learned_score_with_reach, losers_score, reach, reach_and_attacks
@@ -188,15 +188,16 @@ def evaluate_losing(stack, idx, rules, mlist, our_moves, network):
     """Static score of a quiet node under compulsory capture, for the side to move.
 
     Counts the legal mobility of both sides (the opponent's after a null move): having few
-    moves, above all only forced captures, is what loses these games.  Where every
-    pseudo-legal move is legal (antichess, giveaway, suicide, hackerrank) the learned
+    moves, above all only forced captures, is what loses these games.  The rule set's
+    `learned_evaluation` decides: under "antichess" (antichess, giveaway, suicide, hackerrank:
+    every pseudo-legal move legal, so the moves are counted) the learned
     evaluation (engine.search.evaluation) plus the network's correction (engine.search.network) scores
     the position; in losers its own learned weights; elsewhere `evaluate` plus hand-set
     mobility terms.
     """
     pos = stack[idx]
     make_move(stack, idx, idx + 1, np.int32(MOVE_PASS << 15), rules)
-    if pseudo_legal_is_legal(rules):
+    if rules[R_LEARNED_EVALUATION] == LEARNED_ANTICHESS:  # every pseudo-legal move legal (RuleSet checks)
         their_moves, their_captures = count_moves_and_captures(stack[idx + 1], rules)
         us = np.int64(pos[P_SIDE])
         occupied = pos[OCC] | pos[8 + OCC]

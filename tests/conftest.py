@@ -4,6 +4,7 @@ an engine process, so no test's timing includes a cold numba compile; and
 
 from __future__ import annotations
 
+import atexit
 import os
 import shutil
 import tempfile
@@ -15,6 +16,7 @@ import pytest
 # name one.  Engine processes the tests start inherit this.
 if not os.environ.get("ANTICHESS_TABLEBASE_DIR"):
     os.environ["ANTICHESS_TABLEBASE_DIR"] = tempfile.mkdtemp(prefix="antichess-tests-no-tables-")
+    atexit.register(shutil.rmtree, os.environ["ANTICHESS_TABLEBASE_DIR"], ignore_errors=True)
 
 # Where the programs the tests use come from (.ci/run installs the Debian packages; Debian puts
 # xboard and the engines in /usr/games, which is not on every PATH).

@@ -240,7 +240,7 @@ def _null_window_node(game, depth, alpha, beta):
 
     searcher = Searcher(16)
     with game.kernel_rows(MAX_PLY + 4) as (stack, mlist, idx, rules):
-        arrays = searcher.kernel_arrays(stack.shape[0])
+        arrays = searcher.kernel_arrays(stack.shape[0], rules)
         arrays.state[:] = 0
         score = negamax(stack, np.int64(idx), np.int64(depth), np.int64(alpha), np.int64(beta), np.int64(1),
                         rules, mlist, arrays)

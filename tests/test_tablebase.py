@@ -568,7 +568,7 @@ def test_search_tree_probes_agree_with_the_probe_api(tables):
         probing = searcher.root_tables.probing(game, Limits(movetime=1.0))
         assert probing.limit[0] == tablebase.MAX_PIECES
         with game.kernel_rows(SEARCH_ROWS) as (stack, mlist, idx, rules):
-            arrays = searcher.kernel_arrays(stack.shape[0])._replace(tables=probing)
+            arrays = searcher.kernel_arrays(stack.shape[0], rules)._replace(tables=probing)
             searcher.state[:] = 0
             score = int(search_root(stack, np.int64(idx), np.int64(1), np.int64(-INFINITY), np.int64(INFINITY),
                                     rules, mlist, arrays))

@@ -34,24 +34,28 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tools"))
 
 
-def prepare(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(linear scores in centipawns, active input indices padded with PADDING) per position."""
+def prepare(rows: np.ndarray, variant: str = "antichess") -> tuple[np.ndarray, np.ndarray]:
+    """(linear scores in centipawns, active input indices padded with PADDING) per position;
+    the linear score is the learned evaluation of `variant`'s family (`learned_score` for
+    antichess, `losers_score` for losers)."""
     from engine.rules.bitboards import MAX_MOVES, POS_SIZE
-    from engine.search.evaluation import learned_score
+    from engine.search.evaluation import learned_score, losers_score
     from engine.search.network import MAX_ACTIVE, PADDING, network_inputs
     from engine import get_rule_set
     from engine.search.static import losing_terms
 
-    rules = get_rule_set("antichess").to_array()
-    stack = np.zeros((2, POS_SIZE), dtype=np.uint64)
-    mlist = np.zeros((2, MAX_MOVES), dtype=np.int32)
+    rule_set = get_rule_set(variant)
+    score = losers_score if rule_set.learned_evaluation == "losers" else learned_score
+    rules = rule_set.to_array()
+    stack = np.zeros((4, POS_SIZE), dtype=np.uint64)  # a generation's legality test uses the next row
+    mlist = np.zeros((4, MAX_MOVES), dtype=np.int32)
     linear = np.zeros(len(rows), dtype=np.float32)
     active = np.full((len(rows), MAX_ACTIVE), PADDING, dtype=np.int16)
     buffer = np.zeros(MAX_ACTIVE, dtype=np.int64)
     for i, row in enumerate(rows):
         stack[0] = row
         moves_difference, forcing = losing_terms(stack, np.int64(0), rules, mlist)
-        linear[i] = learned_score(stack[0], np.int64(moves_difference), forcing)
+        linear[i] = score(stack[0], np.int64(moves_difference), forcing)
         n = network_inputs(stack[0], buffer)
         active[i, :n] = buffer[:n]
     return linear, active
@@ -168,12 +172,14 @@ def write_network(path: Path, network: np.ndarray, **notes) -> None:
 
 
 def main() -> int:
-    from engine.search.network import CAPTURING, ENGINE_NETWORK_PATH, HIDDEN, INPUTS, load_network
-    from train_eval import load_data, require_data_files, teacher_targets
+    from engine.search.network import CAPTURING, HIDDEN, INPUTS, NETWORK_PATHS, load_network
+    from train_eval import load_data, quiet_positions, require_data_files, teacher_targets
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", required=True, help="one or more comma-separated play / play-teacher files")
-    parser.add_argument("--out", default=str(ENGINE_NETWORK_PATH))
+    parser.add_argument("--variant", default="antichess", choices=sorted(NETWORK_PATHS),
+                        help="the family whose learned evaluation the network corrects (and whose file --out defaults to)")
+    parser.add_argument("--out", help="the network file (default: the engine's file for --variant)")
     parser.add_argument("--scale", type=float, default=200.0, help="centipawns per logistic unit")
     parser.add_argument("--hidden", type=int, default=HIDDEN, help="hidden units")
     parser.add_argument("--epochs", type=int, default=60)
@@ -193,7 +199,11 @@ def main() -> int:
     require_data_files(parser, args.data, "train_network")
     data = load_data(args.data)
     started = time.perf_counter()
-    linear, active = prepare(data["rows"])
+    if args.variant == "losers":
+        # Only quiet positions are scored statically in losers (no stand-pat with a choice of
+        # captures: the king is royal, so captures are generated and searched).
+        data = quiet_positions(data, args.variant)
+    linear, active = prepare(data["rows"], args.variant)
     results = data["results"].astype(np.float32)
     game_results = results
     teacher_note = ""
@@ -217,13 +227,14 @@ def main() -> int:
                f"{evaluate_loss(start, active[held_out], linear[held_out], game_results[held_out], INPUTS, args.scale):.5f}")
     params, train_loss, test_loss = train(active, linear, results, held_out, args.hidden, INPUTS, args.scale,
                                           args.epochs, args.batch, args.rate, args.l2, args.seed, report, start)
-    command = (f"python3 tools/train_network.py --hidden {params['w1'].shape[1]} --scale {args.scale} --epochs {args.epochs} --batch {args.batch} "
+    command = (f"python3 tools/train_network.py --variant {args.variant} --hidden {params['w1'].shape[1]} --scale {args.scale} --epochs {args.epochs} --batch {args.batch} "
                f"--rate {args.rate} --l2 {args.l2} --seed {args.seed}{teacher_note}"
                + (f" --init {Path(args.init).name}" if args.init else ""))
-    write_network(Path(args.out), pack(params), data=str(data["command"]), fit=command,
+    out = Path(args.out) if args.out else NETWORK_PATHS[args.variant]
+    write_network(out, pack(params), data=str(data["command"]), fit=command,
                   positions=len(results), train_loss=train_loss, test_loss=test_loss, linear_test_loss=linear_loss)
     print(f"network: train loss {train_loss:.5f}, held-out loss {test_loss:.5f} "
-          f"(linear alone {linear_loss:.5f}) -> {args.out}")
+          f"(linear alone {linear_loss:.5f}) -> {out}")
     if args.teacher_weight > 0:
         print(f"  held-out loss against the game results alone: "
               f"{evaluate_loss(params, active[held_out], linear[held_out], game_results[held_out], INPUTS, args.scale):.5f}")

@@ -40,8 +40,11 @@ import numpy as np
 from ..jit.modes import kernel, native, stack_array
 from ..rules.bitboards import KING, ONE, OCC, P_SIDE, PAWN, RANK_2, RANK_7, lsb
 from ..rules.attacks import pawn_attacks, piece_attacks
+from ..rules.rulesets import LEARNED_NAMES
 
 ENGINE_NETWORK_PATH = Path(__file__).resolve().parent / "eval_network.npz"
+LOSERS_NETWORK_PATH = Path(__file__).resolve().parent / "eval_network_losers.npz"
+NETWORK_PATHS = {"antichess": ENGINE_NETWORK_PATH, "losers": LOSERS_NETWORK_PATH}  # by RuleSet.learned_evaluation
 HIDDEN = 32  # hidden units of a new network (tools/train_network.py); a file may have up to MAX_HIDDEN
 MAX_HIDDEN = 256
 OURS = 0
@@ -103,7 +106,18 @@ def load_network(path=ENGINE_NETWORK_PATH) -> np.ndarray:
     return weights
 
 
-NETWORK = load_network()
+NETWORK = load_network()  # the antichess family's network
+LOSERS_NETWORK = load_network(LOSERS_NETWORK_PATH)
+
+
+def network_for(learned_evaluation: int) -> np.ndarray:
+    """The network of a rule set, by its kernel field R_LEARNED_EVALUATION (an index of
+    engine.rules.rulesets.LEARNED_NAMES): the antichess family's, losers', or none."""
+    if learned_evaluation == LEARNED_NAMES.index("antichess"):
+        return NETWORK
+    if learned_evaluation == LEARNED_NAMES.index("losers"):
+        return LOSERS_NETWORK
+    return no_network()
 
 
 @kernel

@@ -26,12 +26,13 @@ from ..jit.modes import kernels_compiled, uses_kernels
 from ..rules.bitboards import P_KEY
 from ..rules.movegen import legal_moves, make_move
 from ..rules.moves import Move
+from ..rules.rulesets import R_LEARNED_EVALUATION
 from . import proof as proof_kernels
 from . import tt
 from .alphabeta import search_root
 from .limits import Limits, SearchInfo, SearchResult
 from .multipv import ASPIRATION_WINDOW, lines_iteration
-from .network import NETWORK
+from .network import network_for
 from .roottables import RootTables
 from .scores import INFINITY, MATE, MATE_BOUND, mate_in_plies, mate_moves
 from .state import (
@@ -62,7 +63,9 @@ class Searcher:
         self.proof_rate = float(PROOF_RATE)  # proof-tree nodes a second, as measured here (read-only)
         self.root_tables = RootTables()
         self._probing = self.root_tables.none  # the kernels' ProbeTables for the running search
-        self.network = NETWORK  # the evaluation network's weights (engine.search.network.no_network() for none)
+        # The evaluation network's weights: None for each rule set's own (network_for), or one
+        # array for every search (engine.search.network.no_network() for none).
+        self.network: np.ndarray | None = None
         self.set_hash(hash_mb)
 
     # -- settings ----------------------------------------------------------------------
@@ -117,11 +120,19 @@ class Searcher:
         """Permille of the first thousand table slots in use."""
         return tt.hashfull(self.tt)
 
-    def kernel_arrays(self, rows: int) -> SearchArrays:
+    def network_of(self, rules: np.ndarray) -> np.ndarray:
+        """The network the kernels get for the rule array `rules`: `self.network`, or the
+        rule set's own when that is None."""
+        if self.network is not None:
+            return self.network
+        return network_for(int(rules[R_LEARNED_EVALUATION]))
+
+    def kernel_arrays(self, rows: int, rules: np.ndarray) -> SearchArrays:
         """The main thread's SearchArrays, with move-ordering rows for a stack of `rows`
-        rows, probing no tables: for code that calls the alpha-beta kernels directly."""
+        rows, probing no tables, with the network of the rule array `rules`: for code that
+        calls the alpha-beta kernels directly."""
         self.arrays.fit(rows)
-        return self.arrays.bundle(self.tt, self.control, self.root_tables.none, self.network)
+        return self.arrays.bundle(self.tt, self.control, self.root_tables.none, self.network_of(rules))
 
     # -- proof-number search -------------------------------------------------------------
 
@@ -220,7 +231,8 @@ class Searcher:
         """The proof stage and the iterative deepening, on the game's rows."""
         stack, mlist, idx, rules = rows
         self.arrays.fit(stack.shape[0])
-        arrays = self.arrays.bundle(self.tt, self.control, self._probing, self.network)
+        network = self.network_of(rules)
+        arrays = self.arrays.bundle(self.tt, self.control, self._probing, network)
         state = self.arrays.state
         state[:] = 0
         self.arrays.excluded[:] = 0
@@ -235,7 +247,7 @@ class Searcher:
                     return self._answer(proven, limits, on_info)
             base = [int(code) for code in self.arrays.excluded if code] + outside
             if self.threads > 1 and max_depth > 1:
-                self.helpers.start(self.threads - 1, int(self.control[CONTROL_CHECK_MASK]), self.tt, self.network,
+                self.helpers.start(self.threads - 1, int(self.control[CONTROL_CHECK_MASK]), self.tt, network,
                                    stack, mlist, self.arrays.history, idx, rules, base, self._probing, max_depth)
             order = [move.code for move in roots if move.code not in base]
             line_history: list[list[tuple[int, list[int]]]] = []  # MultiPV lines of each depth

@@ -26,7 +26,7 @@ from ..rules.rulesets import (
     R_MUST_CAPTURE, R_PROMOTION_MASK, R_ROYAL_KING,
 )
 from .evaluation import learned_score_with_reach, losers_score, reach, reach_and_attacks
-from .network import network_score_with_attacks
+from .network import network_score, network_score_with_attacks
 
 # Piece values (pawn, knight, bishop, rook, queen, king, anti-king).
 CHESS_VALUES = np.array([100, 320, 330, 500, 900, 0, 0], dtype=np.int64)
@@ -192,7 +192,7 @@ def evaluate_losing(stack, idx, rules, mlist, our_moves, network):
     `learned_evaluation` decides: under "antichess" (antichess, giveaway, suicide, hackerrank:
     every pseudo-legal move legal, so the moves are counted) the learned
     evaluation (engine.search.evaluation) plus the network's correction (engine.search.network) scores
-    the position; in losers its own learned weights; elsewhere `evaluate` plus hand-set
+    the position; in losers its own learned weights plus its own network; elsewhere `evaluate` plus hand-set
     mobility terms.
     """
     pos = stack[idx]
@@ -208,7 +208,7 @@ def evaluate_losing(stack, idx, rules, mlist, our_moves, network):
     their_moves = gen_legal(stack, idx + 1, rules, mlist)
     forcing = their_moves > 0 and (np.int64(mlist[idx + 1, 0]) & CAPTURE_FLAG) != 0
     if rules[R_LEARNED_EVALUATION] == LEARNED_LOSERS:
-        return losers_score(pos, our_moves - their_moves, forcing)
+        return losers_score(pos, our_moves - their_moves, forcing) + network_score(pos, network)
     score = evaluate(pos, rules)
     score += MOBILITY_WEIGHT * (our_moves - their_moves)
     if forcing:

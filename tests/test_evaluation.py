@@ -111,12 +111,13 @@ def _quiet_losers_position(game: Game) -> bool:
 
 def test_losers_quiet_nodes_are_scored_by_the_losers_weights_with_python_chess_mobility():
     """Losers has weights of its own (the king is royal, so its legal moves are generated):
-    the search's static score of a quiet losers node is LOSERS_WEIGHTS . losing_features, with
-    the mobility terms python-chess's LosersBoard counts (its legal moves minus the opponent's
-    after a null move; forcing when all of those are captures).  python-chess has no losers
+    the search's static score of a quiet losers node, without the network (test_network adds
+    it), is LOSERS_WEIGHTS . losing_features, with the mobility terms python-chess's
+    LosersBoard counts (its legal moves minus the opponent's after a null move; forcing when
+    all of those are captures).  python-chess has no losers
     board: its legal moves are chess's, only the captures when there is one."""
     from engine.search.evaluation import LOSERS_WEIGHTS
-    from engine.search.network import NETWORK
+    from engine.search.network import no_network
     from engine.search.state import MAX_PLY
     from engine.search.static import evaluate_losing
 
@@ -138,7 +139,7 @@ def test_losers_quiet_nodes_are_scored_by_the_losers_weights_with_python_chess_m
         expected = (pieces * int(LOSERS_WEIGHTS[0] @ out)
                     + (PHASE_PIECES - pieces) * int(LOSERS_WEIGHTS[1] @ out)) // PHASE_PIECES
         with game.kernel_rows(MAX_PLY + 4) as (stack, mlist, idx, rules):
-            assert evaluate_losing(stack, np.int64(idx), rules, mlist, np.int64(ours), NETWORK) == expected, game.fen()
+            assert evaluate_losing(stack, np.int64(idx), rules, mlist, np.int64(ours), no_network()) == expected, game.fen()
     assert forcing_seen > 0
 
 

@@ -16,10 +16,10 @@ import pytest
 from engine import Game
 from engine.search.state import MAX_PLY
 from engine.search.static import evaluate_losing, losing_terms
-from engine.search.evaluation import learned_score
+from engine.search.evaluation import learned_score, losers_score
 from engine.search.network import (
     ATTACKED_BY_THEM, ATTACKED_BY_US, CAPTURING, ENGINE_NETWORK_PATH, FIRST_LAYOUT_ROWS, HIDDEN, INPUTS, MAX_ACTIVE,
-    MAX_HIDDEN, NETWORK, NETWORK_ROWS, OUR_OFFERS, OURS, OURS_EN_PRISE, PADDING, ROW_B1, ROW_B2, ROW_W2, THEIR_OFFERS, THEIRS,
+    LOSERS_NETWORK, MAX_HIDDEN, NETWORK, NETWORK_PATHS, NETWORK_ROWS, OUR_OFFERS, OURS, OURS_EN_PRISE, PADDING, ROW_B1, ROW_B2, ROW_W2, THEIR_OFFERS, THEIRS,
     THEIRS_EN_PRISE, load_network, network_inputs, network_score, no_network,
 )
 
@@ -34,11 +34,18 @@ def _tool(name: str):
     return module
 
 
-def _random_games(count: int, seed: int = 11) -> list[Game]:
+def _fen(row, variant: str) -> str:
+    from engine import get_rule_set
+    from engine.rules.fen import format_fen
+
+    return format_fen(row, get_rule_set(variant))
+
+
+def _random_games(count: int, seed: int = 11, variant: str = "antichess") -> list[Game]:
     rng = random.Random(seed)
     games = []
     while len(games) < count:
-        game = Game("antichess")
+        game = Game(variant)
         for _ in range(rng.randrange(0, 60)):
             moves = game.legal_moves()
             if not moves:
@@ -210,12 +217,50 @@ def test_the_search_scores_quiet_antichess_nodes_as_linear_plus_network():
     assert checked >= 5
 
 
-def test_the_shipped_network_loads_and_a_bad_file_is_refused(tmp_path):
-    if ENGINE_NETWORK_PATH.exists():
-        assert NETWORK.shape[0] == NETWORK_ROWS and NETWORK.shape[1] >= 1
-        assert not NETWORK[PADDING].any()
+def test_the_search_scores_quiet_losers_nodes_as_the_losers_weights_plus_network():
+    """Losers adds its network to its own weights (the king is royal: legal moves are
+    generated, and positions in check are searched, never scored)."""
+    network = _random_network(seed=5)
+    checked = 0
+    for game in _random_games(60, seed=19, variant="losers"):
+        moves = game.legal_moves()
+        if game.outcome() is not None or len(moves) < 2 or any(move.is_capture for move in moves):
+            continue
+        position = game.position()
+        with game.kernel_rows(MAX_PLY + 4) as (stack, mlist, idx, rules):
+            moves_difference, forcing = losing_terms(stack, np.int64(idx), rules, mlist)
+            linear = losers_score(position, np.int64(moves_difference), forcing)
+            for weights in (network, no_network()):
+                score = evaluate_losing(stack, np.int64(idx), rules, mlist, np.int64(len(moves)), weights)
+                assert score == linear + network_score(position, weights), game.fen()
+        checked += 1
+    assert checked >= 5
+
+
+@pytest.mark.parametrize("family", sorted(NETWORK_PATHS))
+def test_each_family_has_its_shipped_network_and_the_searcher_picks_it_by_rule_set(family):
+    from engine import get_rule_set
+    from engine.search.searcher import Searcher
+
+    shipped = {"antichess": NETWORK, "losers": LOSERS_NETWORK}[family]
+    if NETWORK_PATHS[family].exists():
+        assert shipped.shape[0] == NETWORK_ROWS and shipped.shape[1] >= 1
+        assert not shipped[PADDING].any()
     else:
-        assert NETWORK.shape[0] == 0
+        assert shipped.shape[0] == 0
+    searcher = Searcher(1)
+    for name in ("antichess", "giveaway", "suicide", "hackerrank", "losers", "chess", "mit-antichess"):
+        rule_set = get_rule_set(name)
+        picked = searcher.network_of(rule_set.to_array())
+        if rule_set.learned_evaluation == family:
+            assert picked is shipped, name
+        elif not rule_set.learned_evaluation:
+            assert picked.shape[0] == 0, name  # no learned evaluation: no network
+    searcher.network = no_network()  # an explicit network serves every rule set
+    assert searcher.network_of(get_rule_set(family).to_array()).shape[0] == 0
+
+
+def test_the_shipped_network_loads_and_a_bad_file_is_refused(tmp_path):
     assert load_network(tmp_path / "missing.npz").shape == (0, HIDDEN)
     bad = tmp_path / "bad.npz"
     np.savez(bad, network=np.zeros((3, HIDDEN), dtype=np.float32))
@@ -270,6 +315,23 @@ def test_training_lowers_the_loss_and_writes_a_network_the_engine_loads(tmp_path
     buffer = np.zeros(MAX_ACTIVE, dtype=np.int64)
     n = network_inputs(game.position(), buffer)
     assert abs(network_score(game.position(), network) - _reference_score(network, buffer[:n].tolist())) <= 0.5 + 1e-3
+
+
+def test_training_data_for_losers_is_scored_by_the_losers_weights():
+    """`prepare(rows, "losers")`: the fixed linear part is the losers evaluation of each position."""
+    train_eval = _tool("train_eval")
+    train_network = _tool("train_network")
+    data = train_eval.quiet_positions(train_eval.play(3, 200, seed=6, report=lambda line: None, variant="losers"),
+                                      "losers")
+    linear, active = train_network.prepare(data["rows"][:30], "losers")
+    for row, score, inputs in zip(data["rows"][:30], linear, active):
+        game = Game("losers", _fen(row, "losers"))
+        with game.kernel_rows(MAX_PLY + 4) as (stack, mlist, idx, rules):
+            moves_difference, forcing = losing_terms(stack, np.int64(idx), rules, mlist)
+        assert score == losers_score(game.position(), np.int64(moves_difference), forcing)
+        buffer = np.zeros(MAX_ACTIVE, dtype=np.int64)
+        n = network_inputs(game.position(), buffer)
+        assert sorted(inputs[inputs != PADDING].tolist()) == sorted(buffer[:n].tolist())
 
 
 def test_a_network_file_unpacks_to_the_parameters_it_was_packed_from():

@@ -268,7 +268,7 @@ def test_losers_games_and_features_follow_the_losers_rules():
     from engine.search.evaluation import FEATURE_COUNT, LOSERS_WEIGHTS
     from engine.search.state import MAX_PLY
     from engine.search.static import evaluate_losing
-    from engine.search.network import NETWORK
+    from engine.search.network import no_network
 
     data = train_eval.play(3, 200, seed=4, report=lambda line: None, variant="losers")
     quiet = train_eval.quiet_positions(data, "losers")
@@ -283,7 +283,7 @@ def test_losers_games_and_features_follow_the_losers_rules():
         moves = game.legal_moves()
         assert len(moves) >= 2 and not any(move.is_capture for move in moves)
         with game.kernel_rows(MAX_PLY + 4) as (stack, mlist, idx, rules):
-            score = evaluate_losing(stack, np.int64(idx), rules, mlist, np.int64(len(moves)), NETWORK)
+            score = evaluate_losing(stack, np.int64(idx), rules, mlist, np.int64(len(moves)), no_network())
         # The fit's score is the blend before the integer division by 32.
         assert abs(features @ weights - score) < 1.0, game.fen()
     assert matrix.shape[1] == 2 * FEATURE_COUNT

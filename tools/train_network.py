@@ -1,17 +1,20 @@
 #!/usr/bin/env python3
 """Fit the evaluation network (engine/search/network.py) on played games: positions, results, weights.
 
-    python3 tools/train_network.py --data A.npz[,B.npz...] [--out engine/search/eval_network.npz]
+    python3 tools/train_network.py [--variant losers] --data A.npz[,B.npz...] [--out FILE]
 
-The data files are those of `tools/train_eval.py play` or `play-teacher` (antichess
-positions with the game's result for the side to move: quiet ones, and with `--captures` also
-those where the side to move must capture, which the quiescence search scores when it stands
-pat).  For each position the target is
+The data files are those of `tools/train_eval.py play` or `play-teacher`: positions of the
+`--variant` family (antichess, the default, or losers) with the game's result for the side
+to move; quiet ones, and with `--captures` also those where the side to move must capture,
+which the antichess quiescence search scores when it stands pat.  Losers keeps only its
+quiet positions (its search scores no other statically).  For each position the target is
 the result; the prediction is sigmoid((linear + network) / SCALE), with `linear` the
-shipped linear evaluation (engine.search.evaluation.learned_score, held fixed) and `network` the
-one-hidden-layer correction of engine/search/network.py, so the network learns only what the linear
-score misses.  Mini-batch Adam on the cross-entropy (NumPy only); every tenth game is held
-out, and the weights of the epoch with the lowest held-out loss are written (atomically).
+shipped linear evaluation of the family (engine.search.evaluation.learned_score or
+losers_score, held fixed) and `network` the one-hidden-layer correction of
+engine/search/network.py, so the network learns only what the linear score misses.
+Mini-batch Adam on the cross-entropy (NumPy only); every tenth game is held out, and the
+weights of the epoch with the lowest held-out loss are written (atomically) to the engine's
+file of the family, or to `--out`.
 
 `--teacher-weight W` blends a teacher's judgment into the target: W times the teacher's win
 chance sigmoid(score / K) plus (1 - W) times the result, where the score is the one the

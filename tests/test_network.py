@@ -199,37 +199,21 @@ def test_score_adds_the_rows_in_float32_in_order(hidden):
         assert network_score(game.position(), network) == _float32_score(network, buffer[:n].tolist()), game.fen()
 
 
-def test_the_search_scores_quiet_antichess_nodes_as_linear_plus_network():
+@pytest.mark.parametrize("variant, linear_score, seed", [("antichess", learned_score, 9),
+                                                           ("losers", losers_score, 19)])
+def test_the_search_scores_quiet_nodes_as_the_familys_weights_plus_network(variant, linear_score, seed):
+    """A quiet node scores its family's linear evaluation plus the network it is given (losers:
+    its own weights; the king is royal, so legal moves are generated)."""
     network = _random_network(seed=4)
     checked = 0
-    for game in _random_games(40, seed=9):
-        moves = game.legal_moves()
-        if len(moves) < 2 or any(move.is_capture for move in moves):
-            continue
-        position = game.position()
-        with game.kernel_rows(MAX_PLY + 4) as (stack, mlist, idx, rules):
-            moves_difference, forcing = losing_terms(stack, np.int64(idx), rules, mlist)
-            linear = learned_score(position, np.int64(moves_difference), forcing)
-            for weights in (network, no_network()):
-                score = evaluate_losing(stack, np.int64(idx), rules, mlist, np.int64(len(moves)), weights)
-                assert score == linear + network_score(position, weights)
-        checked += 1
-    assert checked >= 5
-
-
-def test_the_search_scores_quiet_losers_nodes_as_the_losers_weights_plus_network():
-    """Losers adds its network to its own weights (the king is royal: legal moves are
-    generated, and positions in check are searched, never scored)."""
-    network = _random_network(seed=5)
-    checked = 0
-    for game in _random_games(60, seed=19, variant="losers"):
+    for game in _random_games(60, seed=seed, variant=variant):
         moves = game.legal_moves()
         if game.outcome() is not None or len(moves) < 2 or any(move.is_capture for move in moves):
             continue
         position = game.position()
         with game.kernel_rows(MAX_PLY + 4) as (stack, mlist, idx, rules):
             moves_difference, forcing = losing_terms(stack, np.int64(idx), rules, mlist)
-            linear = losers_score(position, np.int64(moves_difference), forcing)
+            linear = linear_score(position, np.int64(moves_difference), forcing)
             for weights in (network, no_network()):
                 score = evaluate_losing(stack, np.int64(idx), rules, mlist, np.int64(len(moves)), weights)
                 assert score == linear + network_score(position, weights), game.fen()

@@ -7,6 +7,7 @@ from __future__ import annotations
 import atexit
 import os
 import shutil
+import signal
 import tempfile
 
 import pytest
@@ -17,6 +18,12 @@ import pytest
 if not os.environ.get("ANTICHESS_TABLEBASE_DIR"):
     os.environ["ANTICHESS_TABLEBASE_DIR"] = tempfile.mkdtemp(prefix="antichess-tests-no-tables-")
     atexit.register(shutil.rmtree, os.environ["ANTICHESS_TABLEBASE_DIR"], ignore_errors=True)
+
+# The Ctrl-C tests play a user at a terminal.  A suite started as a background job of a
+# non-interactive shell inherits SIGINT ignored, and an ignored signal stays ignored across
+# exec, so every program it starts would ignore Ctrl-C: take the terminal's default back.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 # Where the programs the tests use come from (.ci/run installs the Debian packages; Debian puts
 # xboard and the engines in /usr/games, which is not on every PATH).

@@ -19,7 +19,7 @@ from engine.search.static import evaluate_losing, losing_terms
 from engine.search.evaluation import learned_score, losers_score
 from engine.search.network import (
     ATTACKED_BY_THEM, ATTACKED_BY_US, CAPTURING, ENGINE_NETWORK_PATH, FIRST_LAYOUT_ROWS, HIDDEN, INPUTS, MAX_ACTIVE,
-    LOSERS_NETWORK, MAX_HIDDEN, NETWORK, NETWORK_PATHS, NETWORK_ROWS, OUR_OFFERS, OURS, OURS_EN_PRISE, PADDING, ROW_B1, ROW_B2, ROW_W2, THEIR_OFFERS, THEIRS,
+    MAX_HIDDEN, NETWORK_PATHS, NETWORK_ROWS, NETWORKS, OUR_OFFERS, OURS, OURS_EN_PRISE, PADDING, ROW_B1, ROW_B2, ROW_W2, THEIR_OFFERS, THEIRS,
     THEIRS_EN_PRISE, load_network, network_inputs, network_score, no_network,
 )
 
@@ -226,7 +226,7 @@ def test_each_family_has_its_shipped_network_and_the_searcher_picks_it_by_rule_s
     from engine import get_rule_set
     from engine.search.searcher import Searcher
 
-    shipped = {"antichess": NETWORK, "losers": LOSERS_NETWORK}[family]
+    shipped = NETWORKS[family]
     if NETWORK_PATHS[family].exists():
         assert shipped.shape[0] == NETWORK_ROWS and shipped.shape[1] >= 1
         assert not shipped[PADDING].any()
@@ -244,7 +244,7 @@ def test_each_family_has_its_shipped_network_and_the_searcher_picks_it_by_rule_s
     assert searcher.network_of(get_rule_set(family).to_array()).shape[0] == 0
 
 
-def test_the_shipped_network_loads_and_a_bad_file_is_refused(tmp_path):
+def test_a_missing_file_is_no_network_and_a_bad_file_is_refused(tmp_path):
     assert load_network(tmp_path / "missing.npz").shape == (0, HIDDEN)
     bad = tmp_path / "bad.npz"
     np.savez(bad, network=np.zeros((3, HIDDEN), dtype=np.float32))

@@ -106,18 +106,15 @@ def load_network(path=ENGINE_NETWORK_PATH) -> np.ndarray:
     return weights
 
 
-NETWORK = load_network()  # the antichess family's network
-LOSERS_NETWORK = load_network(LOSERS_NETWORK_PATH)
+NETWORKS = {family: load_network(path) for family, path in NETWORK_PATHS.items()}  # the shipped networks
+NETWORK = NETWORKS["antichess"]  # the antichess family's
 
 
 def network_for(learned_evaluation: int) -> np.ndarray:
     """The network of a rule set, by its kernel field R_LEARNED_EVALUATION (an index of
-    engine.rules.rulesets.LEARNED_NAMES): the antichess family's, losers', or none."""
-    if learned_evaluation == LEARNED_NAMES.index("antichess"):
-        return NETWORK
-    if learned_evaluation == LEARNED_NAMES.index("losers"):
-        return LOSERS_NETWORK
-    return no_network()
+    engine.rules.rulesets.LEARNED_NAMES): its family's shipped network, or none."""
+    family = LEARNED_NAMES[learned_evaluation]
+    return NETWORKS[family] if family in NETWORKS else no_network()
 
 
 @kernel

@@ -223,7 +223,7 @@ def test_referee_defaults_for_rule_sets_without_draw_rules():
 BOOKS = Path(__file__).resolve().parent.parent / "tournaments" / "books"
 
 
-@pytest.mark.parametrize("variant", ["antichess", "mit-antichess", "losers"])
+@pytest.mark.parametrize("variant", ["antichess", "mit-antichess", "losers", "giveaway", "suicide"])
 def test_shipped_books_load_and_say_how_they_were_made(variant):
     path = BOOKS / f"{variant}.epd"
     text = path.read_text()
@@ -231,6 +231,11 @@ def test_shipped_books_load_and_say_how_they_were_made(variant):
     assert len(book) == 100 and len({o.fen for o in book}) == 100
     assert f"make_book.py --variant {variant}" in text.splitlines()[3]
     assert all(o.name.startswith(variant) for o in book)
+    rights = {o.fen.split()[2] for o in book}
+    if variant in ("losers", "giveaway"):  # rule sets with castling keep the rights the random plies left
+        assert "KQkq" in rights
+    if variant in ("antichess", "suicide"):  # no castling: no rights
+        assert rights == {"-"}
 
 
 def test_book_maker_with_a_referee_keeps_only_what_both_judges_call_balanced(require_program):

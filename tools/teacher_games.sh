@@ -5,7 +5,8 @@
 #   tools/teacher_games.sh TEACHER SECONDS FIRST_SEED OUTDIR [JOBS] [PARTS]
 #
 # JOBS processes (default: the number of cores) each play runs of GAMES games (default 100)
-# with `tools/train_eval.py play-teacher --captures` at NODES nodes a move (default 15000),
+# with `tools/train_eval.py play-teacher --captures` at NODES nodes a move (default 15000)
+# under the rule set VARIANT (default antichess),
 # process j's c-th run with seed FIRST_SEED + 100 j + c (at most 99 runs a process, so no
 # seed is played twice), into OUTDIR/runs/.  A process starts
 # another run only while the time left exceeds its longest run so far by a tenth, so that no
@@ -14,17 +15,17 @@
 # (`train_eval.py merge`: a lent machine returns at most 8 files of 16 MiB each).
 set -u
 if [ $# -lt 4 ]; then
-    sed -n '2,14p' "$0" >&2
+    sed -n '2,15p' "$0" >&2
     exit 2
 fi
 teacher=$1 seconds=$2 first_seed=$3 out=$4
 jobs=${5:-$(nproc)} parts=${6:-2}
-games=${GAMES:-100} nodes=${NODES:-15000}
+games=${GAMES:-100} nodes=${NODES:-15000} variant=${VARIANT:-antichess}
 cd "$(dirname "$0")/.."
 mkdir -p "$out/runs"
 started=$(date +%s)
 deadline=$((started + seconds))
-python3 -c "from engine import Game; Game('antichess').legal_moves()"  # compile once, before the processes
+python3 -c "from engine import Game; Game('$variant').legal_moves()"  # compile once, before the processes
 for j in $(seq 1 "$jobs"); do
     (c=0 longest=0
      while :; do
@@ -34,7 +35,7 @@ for j in $(seq 1 "$jobs"); do
          [ "$now" -ge "$deadline" ] && break
          c=$((c + 1))
          seed=$((first_seed + 100 * j + c))
-         timeout $((deadline - now)) python3 tools/train_eval.py play-teacher --captures --teacher "$teacher" \
+         timeout $((deadline - now)) python3 tools/train_eval.py play-teacher --variant "$variant" --captures --teacher "$teacher" \
              --games "$games" --teacher-nodes "$nodes" --seed "$seed" --data "$out/runs/$seed.npz" \
              >"$out/runs/$seed.log" 2>&1
          took=$(($(date +%s) - now))

@@ -110,11 +110,13 @@ def test_play_teacher_records_the_teachers_last_score_for_each_kept_position(tmp
     assert np.array_equal(data["teacher"], 7.0 * data["plies"])
 
 
-def test_info_score_reads_centipawns_and_mates():
-    assert train_eval._info_score("info depth 3 score cp -42 nodes 9".split(), 0.0) == -42.0
-    assert train_eval._info_score("info depth 9 score mate 3 pv a2a3".split(), 0.0) == train_eval.MATE_CP - 3
-    assert train_eval._info_score("info depth 9 score mate -2".split(), 0.0) == -(train_eval.MATE_CP - 2)
-    assert train_eval._info_score("info string hello".split(), 5.0) == 5.0
+def test_teacher_scores_are_centipawns_and_mates_beyond_every_evaluation():
+    from engine import scaled_from_uci
+
+    assert train_eval._centipawns(scaled_from_uci("cp", -42)) == -42.0
+    assert train_eval._centipawns(scaled_from_uci("mate", 3)) == train_eval.MATE_CP - 3
+    assert train_eval._centipawns(scaled_from_uci("mate", -2)) == -(train_eval.MATE_CP - 2)
+    assert train_eval._centipawns(None) == 0.0
 
 
 def test_start_positions_keeps_each_position_of_the_ply_range_once(tmp_path):

@@ -158,128 +158,76 @@ def play_teacher(command: str, games: int, nodes: int, seed: int, report=print,
     results, as `play` returns them.  With `checkpoint`, it is called with the positions of
     the games finished so far after every `checkpoint_every` games, so that a run stopped
     early still leaves its data."""
-    import shlex
-    import subprocess
-
     from engine import Game
+    from tournaments.judge import FixedNodeJudge
 
     rng = random.Random(seed)
-    engine = subprocess.Popen(shlex.split(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
-
-    def send(line: str) -> None:
-        engine.stdin.write(line + "\n")
-        engine.stdin.flush()
-
-    def best_move() -> tuple[str, float]:
-        score = 0.0
-        for line in engine.stdout:
-            if line.startswith("bestmove"):
-                return line.split()[1], score
-            score = _info_score(line.split(), score)
-        raise RuntimeError(f"the engine {command} ended without a bestmove")
-
-    send("uci")
-    for option in (f"UCI_Variant value {variant}", "Threads value 1", "Hash value 16"):
-        send(f"setoption name {option}")
-    send("isready")
     columns: dict[str, list] = {"rows": [], "results": [], "plies": [], "games": []}
     started = time.perf_counter()
     if starts is not None:
         games = min(games, len(starts))
-    for number in range(games):
-        if starts is not None:
-            game = Game(variant, fen=starts[number])
-            start_fen = game.fen()
-        else:
-            game = Game(variant)
-            start_fen = game.fen()
-            for _ in range(rng.randint(4, 8)):
+    with FixedNodeJudge(command, variant, nodes) as teacher:
+        for number in range(games):
+            if starts is not None:
+                game = Game(variant, fen=starts[number])
+                start_fen = game.fen()
+            else:
+                game = Game(variant)
+                start_fen = game.fen()
+                for _ in range(rng.randint(4, 8)):
+                    moves = game.legal_moves()
+                    if not moves or game.outcome() is not None:
+                        break
+                    game.push(rng.choice(moves))
+            teacher.new_game(start_fen)
+            kept: list[tuple[np.ndarray, int, int]] = []
+            scores: list[float] = []
+            while game.outcome() is None and game.ply < MAX_PLIES:
                 moves = game.legal_moves()
-                if not moves or game.outcome() is not None:
-                    break
-                game.push(rng.choice(moves))
-        send("ucinewgame")
-        kept: list[tuple[np.ndarray, int, int]] = []
-        scores: list[float] = []
-        while game.outcome() is None and game.ply < MAX_PLIES:
-            moves = game.legal_moves()
-            if len(moves) == 1:
-                game.push(moves[0])
-                continue
-            history = " ".join(move.uci() for move in game.move_stack)
-            send(f"position fen {start_fen} moves {history}")
-            send(f"go nodes {nodes}")
-            move, score = best_move()
-            if _kept(moves, captures):
-                kept.append((game.position(), 0 if game.turn == "white" else 1, game.ply))
-                scores.append(score)
-            game.push(move)
-        _collect(game, kept, number, columns, scores)
-        if (number + 1) % 100 == 0:
-            elapsed = time.perf_counter() - started
-            report(f"{number + 1}/{games} games, {len(columns['rows'])} positions, {elapsed:.0f} s")
-        if checkpoint is not None and (number + 1) % checkpoint_every == 0 and number + 1 < games:
-            checkpoint(_as_arrays(columns))
-    send("quit")
-    engine.wait(timeout=10)
+                if len(moves) == 1:
+                    game.push(moves[0])
+                    continue
+                reply = teacher.search([move.uci() for move in game.move_stack])
+                if _kept(moves, captures):
+                    kept.append((game.position(), 0 if game.turn == "white" else 1, game.ply))
+                    scores.append(_centipawns(reply.last_score))
+                game.push(reply.text)
+            _collect(game, kept, number, columns, scores)
+            if (number + 1) % 100 == 0:
+                elapsed = time.perf_counter() - started
+                report(f"{number + 1}/{games} games, {len(columns['rows'])} positions, {elapsed:.0f} s")
+            if checkpoint is not None and (number + 1) % checkpoint_every == 0 and number + 1 < games:
+                checkpoint(_as_arrays(columns))
     return _as_arrays(columns)
 
 
 MATE_CP = 3000  # a teacher's mate score, in centipawns (beyond any evaluation)
 
 
-def _info_score(words: list[str], score: float) -> float:
-    """The score (centipawns, side to move) of a UCI `info` line split into words, or `score`
-    when the line has none; a mate in m is +-(MATE_CP - m)."""
-    if words[:1] != ["info"] or "score" not in words:
-        return score
-    kind, value = words[words.index("score") + 1:words.index("score") + 3]
-    if kind == "cp":
-        return float(value)
-    if kind == "mate":
-        return float(MATE_CP - abs(int(value))) * (1 if int(value) > 0 else -1)
-    return score
+def _centipawns(score: int | None) -> float:
+    """A teacher's score (tournaments.judge: engine.scaled_score's scale) in centipawns for
+    the side to move: 0 when it reported none, a mate in m moves +-(MATE_CP - m)."""
+    from engine import scaled_mate_moves
+
+    if score is None:
+        return 0.0
+    moves = scaled_mate_moves(score)
+    if moves is not None:
+        return float(MATE_CP - abs(moves)) * (1 if moves > 0 else -1)
+    return float(score)
 
 
 def _teacher_scores(command: str, fens: list[str], nodes: int, progress) -> list[float]:
     """Centipawn scores (side to move) of a UCI engine (`command`: its path, or a command
-    line) searching each antichess FEN to `nodes` nodes, through a plain pipe (one engine
-    process); a mate in m scores +-(MATE_CP - m)."""
-    import shlex
-    import subprocess
+    line) searching each antichess FEN to `nodes` nodes (one engine process); a mate in m
+    scores +-(MATE_CP - m)."""
+    from tournaments.judge import FixedNodeJudge
 
-    engine = subprocess.Popen(shlex.split(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
-
-    def send(line: str) -> None:
-        engine.stdin.write(line + "\n")
-        engine.stdin.flush()
-
-    def wait_for(prefix: str) -> None:
-        for line in engine.stdout:
-            if line.startswith(prefix):
-                return
-        raise RuntimeError(f"the teacher {command} ended before {prefix!r}")
-
-    send("uci")
-    wait_for("uciok")
-    for option in ("UCI_Variant value antichess", "Threads value 1", "Hash value 16"):
-        send(f"setoption name {option}")
-    send("isready")
-    wait_for("readyok")
     scores = []
-    for fen in fens:
-        send("ucinewgame")
-        send(f"position fen {fen}")
-        send(f"go nodes {nodes}")
-        score = 0.0
-        for line in engine.stdout:
-            if line.startswith("bestmove"):
-                break
-            score = _info_score(line.split(), score)
-        scores.append(score)
-        progress()
-    send("quit")
-    engine.wait(timeout=10)
+    with FixedNodeJudge(command, "antichess", nodes) as teacher:
+        for fen in fens:
+            scores.append(_centipawns(teacher.score(fen)))
+            progress()
     return scores
 
 

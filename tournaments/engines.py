@@ -205,6 +205,7 @@ class MoveReply:
     text: str | None
     elapsed: float
     score: int | None = None  # engine's point of view, on engine.scaled_score's scale (mates +-(100000 - moves))
+    last_score: int | None = None  # the last score reported, a lower or upper bound too (UCI)
     depth: int | None = None
     resigned: bool = False
     claims: list[str] = field(default_factory=list)
@@ -580,11 +581,13 @@ class UciEngine(EngineProcess):
             if "score" in tokens:
                 i = tokens.index("score")
                 kind, value = tokens[i + 1], int(tokens[i + 2])
+                scaled = scaled_from_uci(kind, value)
+                if scaled is None:
+                    return
+                reply.last_score = scaled
                 if i + 3 < len(tokens) and tokens[i + 3] in ("lowerbound", "upperbound"):
                     return
-                scaled = scaled_from_uci(kind, value)
-                if scaled is not None:
-                    reply.score = scaled
+                reply.score = scaled
         except (ValueError, IndexError):
             pass
 

@@ -39,50 +39,23 @@ def balanced(game, depth: int, threshold: int) -> tuple[bool, int | None]:
 
 
 class Referee:
-    """A UCI engine judging positions of one rule set: `score(fen)` is its centipawns for the
-    side to move after a fixed number of nodes, or None for a mate score."""
+    """A UCI engine judging positions of one rule set (`tournaments.judge.FixedNodeJudge`):
+    `score(fen)` is its centipawns for the side to move after a fixed number of nodes, or
+    None for a mate score or no score."""
 
     def __init__(self, command: str, variant: str, nodes: int) -> None:
-        import shlex
-        import subprocess
+        from tournaments.judge import FixedNodeJudge
 
-        self.nodes = nodes
-        self.process = subprocess.Popen(shlex.split(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                        text=True, bufsize=1)
-        self._send("uci")
-        self._wait("uciok")
-        for option in (f"UCI_Variant value {variant}", "Threads value 1", "Hash value 16"):
-            self._send(f"setoption name {option}")
-        self._send("isready")
-        self._wait("readyok")
-
-    def _send(self, line: str) -> None:
-        self.process.stdin.write(line + "\n")
-        self.process.stdin.flush()
-
-    def _wait(self, prefix: str) -> str:
-        for line in self.process.stdout:
-            if line.startswith(prefix):
-                return line
-        raise RuntimeError(f"the referee ended before {prefix!r}")
+        self.judge = FixedNodeJudge(command, variant, nodes)
 
     def score(self, fen: str) -> int | None:
-        self._send("ucinewgame")
-        self._send(f"position fen {fen}")
-        self._send(f"go nodes {self.nodes}")
-        score: int | None = 0
-        for line in self.process.stdout:
-            words = line.split()
-            if words[:1] == ["bestmove"]:
-                return score
-            if words[:1] == ["info"] and "score" in words:
-                kind, value = words[words.index("score") + 1:words.index("score") + 3]
-                score = int(value) if kind == "cp" else None
-        raise RuntimeError("the referee ended during a search")
+        from engine import scaled_mate_moves
+
+        score = self.judge.score(fen)
+        return None if score is None or scaled_mate_moves(score) is not None else score
 
     def close(self) -> None:
-        self._send("quit")
-        self.process.wait(timeout=10)
+        self.judge.close()
 
 
 def make(variant: str, count: int, plies: int, depth: int, threshold: int, seed: int,

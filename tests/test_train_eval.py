@@ -194,6 +194,86 @@ def test_play_teacher_checkpoints_the_games_finished_so_far(tmp_path):
         assert np.array_equal(part["results"], data["results"][:count])
 
 
+def _play_teacher_cli(tmp_path, name: str, *extra: str) -> dict:
+    import subprocess
+
+    script = tmp_path / "teacher.py"
+    script.write_text(FAKE_TEACHER)
+    out = tmp_path / f"{name}.npz"
+    subprocess.run([sys.executable, str(ROOT / "tools" / "train_eval.py"), "play-teacher", "--teacher",
+                    f"{sys.executable} {script}", "--games", "7", "--teacher-nodes", "10", "--seed", "3",
+                    "--captures", "--data", str(out), *extra], check=True, capture_output=True, timeout=300)
+    return dict(np.load(out))
+
+
+def test_parallel_chunks_give_the_same_data_on_any_number_of_workers(tmp_path):
+    """`--workers N --chunk C`: chunk i seeded SEED * CHUNK_SEED + i, joined in order with the
+    games renumbered (7 games in chunks of 3, 3 and 1), whatever N; the command says the chunk."""
+    two = _play_teacher_cli(tmp_path, "two", "--workers", "2", "--chunk", "3")
+    three = _play_teacher_cli(tmp_path, "three", "--workers", "3", "--chunk", "3")
+    for key in ("rows", "results", "plies", "games", "teacher"):
+        assert np.array_equal(two[key], three[key]), key
+    assert str(two["command"]).endswith("--captures --chunk 3")
+    assert sorted(set(two["games"].tolist())) == list(range(7))
+    assert np.array_equal(two["teacher"], 7.0 * two["plies"])
+    script = tmp_path / "teacher.py"
+    first = train_eval.play_teacher(f"{sys.executable} {script}", games=3, nodes=10, seed=3 * train_eval.CHUNK_SEED,
+                                    report=lambda line: None, captures=True)
+    count = len(first["rows"])
+    assert np.array_equal(two["rows"][:count], first["rows"]) and two["games"][count - 1] == first["games"][-1]
+    second = train_eval.play_teacher(f"{sys.executable} {script}", games=3, nodes=10,
+                                     seed=3 * train_eval.CHUNK_SEED + 1, report=lambda line: None, captures=True)
+    assert np.array_equal(two["rows"][count:count + len(second["rows"])], second["rows"])
+    assert np.array_equal(two["games"][count:count + len(second["games"])], second["games"] + 3)
+
+
+def test_a_dask_scheduler_plays_the_same_chunks(tmp_path):
+    """`--cluster ADDRESS`: the chunks as tasks of a Dask scheduler (here one on 127.0.0.1 with
+    in-process worker threads) give the data of local processes."""
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False, protocol="tcp",
+                                  host="127.0.0.1", dashboard_address=None) as cluster:
+        remote = _play_teacher_cli(tmp_path, "dask", "--cluster", cluster.scheduler_address, "--chunk", "3")
+    local = _play_teacher_cli(tmp_path, "local", "--workers", "2", "--chunk", "3")
+    for key in ("rows", "results", "plies", "games", "teacher"):
+        assert np.array_equal(remote[key], local[key]), key
+
+
+def test_generate_hands_over_the_leading_finished_chunks():
+    """`checkpoint` gets the joined data of the chunks finished in order, each a prefix."""
+    parts = {i: {"rows": np.full((i + 1, 24), i, dtype=np.uint64), "results": np.full(i + 1, 0.5),
+                 "plies": np.arange(i + 1), "games": np.zeros(i + 1, dtype=np.int64),
+                 "teacher": np.full(i + 1, float(i))} for i in range(3)}
+    joined = train_eval._join([parts[0], parts[1], parts[2]], 10)
+    assert joined["rows"].shape == (6, 24) and joined["games"].tolist() == [0, 10, 10, 20, 20, 20]
+    assert joined["teacher"].tolist() == [0.0, 1.0, 1.0, 2.0, 2.0, 2.0]
+    empty = {"rows": np.array([], dtype=np.uint64), "results": np.array([]), "plies": np.array([], dtype=np.int64),
+             "games": np.array([], dtype=np.int64), "teacher": np.array([])}
+    assert train_eval._join([parts[0], empty, parts[1]], 10)["games"].tolist() == [0, 20, 20]
+
+
+def test_self_play_records_its_own_score_as_the_teacher_column():
+    """`play` keeps the engine's own search score for each kept position (mates beyond every
+    evaluation): labels from our own search.  The first game's first position after its
+    random plies is searched first, by a fresh searcher: the same search again scores it so."""
+    import random
+
+    from engine import Limits, Searcher
+
+    data = train_eval.play(2, nodes=300, seed=1, report=lambda line: None)  # a quiet position after the plies
+    assert len(data["teacher"]) == len(data["rows"]) > 0
+    assert np.all(np.abs(data["teacher"]) <= train_eval.MATE_CP)
+    rng = random.Random(1)
+    game = Game("antichess")
+    for _ in range(rng.randint(4, 8)):
+        game.push(rng.choice(game.legal_moves()))
+    assert data["plies"][0] == game.ply and np.array_equal(data["rows"][0], game.position())
+    searcher = Searcher(hash_mb=16)
+    searcher.new_game()
+    again = searcher.search(game, Limits(nodes=300, proof=False))
+    assert data["teacher"][0] == train_eval._own_centipawns(again.info)
+
+
 def test_save_data_writes_a_file_load_data_reads_back(tmp_path):
     data = {"rows": np.arange(12, dtype=np.uint64).reshape(2, 6), "results": np.array([1.0, 0.5]),
             "plies": np.array([9, 10]), "games": np.array([0, 0])}

@@ -9,6 +9,8 @@
     python3 tools/train_eval.py merge --data A.npz,B.npz[,...] --out ALL.npz
     python3 tools/train_eval.py fit --data artifacts/evaldata.npz --out engine/search/eval_weights.json
     python3 tools/train_eval.py play-teacher --variant losers ... ; fit --variant losers --data ...
+    python3 tools/train_eval.py play|play-teacher ... --workers 16 [--chunk 100]
+    python3 tools/train_eval.py play|play-teacher ... --cluster tcp://HOST:8786 [--chunk 100]
 
 `--variant` (default antichess) names the rule set the games are played and the weights
 fitted under: antichess's weights go to engine/search/eval_weights.json, losers' (its legal
@@ -19,8 +21,9 @@ node count per move (proof search off, so the games are reproducible), each star
 4 to 8 uniformly random plies (seeded).  Every quiet position after the random opening (the
 side to move has at least two legal moves and no capture) is kept with the game's result from
 the side to move's point of view (1 win, 0.5 draw, 0 loss); games longer than 300 plies are
-draws.  `--no-network` plays without the evaluation network (engine/search/network.py), as every
-version before it did.  `play-teacher`: the same with a UCI engine (e.g. Fairy-Stockfish)
+draws; each kept position also gets the engine's own score there (the "teacher" column: labels
+from our own search).  `--no-network` plays without the evaluation network
+(engine/search/network.py), as every version before it did.  `play-teacher`: the same with a UCI engine (e.g. Fairy-Stockfish)
 playing both sides at a fixed node count, refereed by the project's rules; its results carry
 the stronger engine's judgment (tools/train_network.py fits the network on both kinds), and
 each kept position also gets the score the engine reported for the move it played there (a
@@ -29,6 +32,11 @@ each kept position also gets the score the engine reported for the move it playe
 file; `play-teacher --starts` then plays one game from each instead of from random plies, so
 the results label the positions our engine actually meets.  `merge`: several data files
 as one (games renumbered, commands joined), as `tools/teacher_games.sh` uses it.
+`--workers N` (local processes) or `--cluster ADDRESS` (a Dask scheduler, `dask scheduler`
+plus `dask worker ADDRESS` processes on machines that have this package installed) plays
+`play` and `play-teacher` in chunks of `--chunk` games side by side; chunk i is seeded
+SEED * CHUNK_SEED + i, so the data depend on the seed and the chunk size, not on where or
+on how many workers they were played.  Without them one process plays one seeded run.
 `label`: a UCI teacher's score for each position.  `fit`: the features of `engine.search.evaluation.losing_features` for each position, then a
 logistic (Texel) fit of the weights: the evaluation in centipawns, through
 1 / (1 + exp(-score / SCALE)), should predict the result; L2-regularised, full-batch
@@ -87,7 +95,8 @@ def _as_arrays(columns: dict[str, list]) -> dict[str, np.ndarray]:
 def play(games: int, nodes: int, seed: int, report=print, network: bool = True,
          captures: bool = False, variant: str = "antichess") -> dict[str, np.ndarray]:
     """Self-play `games` antichess games; the quiet positions with their results (with
-    `captures`, also those where the side to move must capture and has a choice).  With
+    `captures`, also those where the side to move must capture and has a choice), and as the
+    "teacher" column the engine's own score there (its search at `nodes` nodes).  With
     `network` False the engine plays without its evaluation network (engine.search.network)."""
     from engine import Game, Limits, Searcher
     from engine.search.network import no_network
@@ -107,16 +116,100 @@ def play(games: int, nodes: int, seed: int, report=print, network: bool = True,
             game.push(rng.choice(moves))
         searcher.new_game()
         kept: list[tuple[np.ndarray, int, int]] = []  # (row, side to move, ply)
+        scores: list[float] = []
         while game.outcome() is None and game.ply < MAX_PLIES:
             moves = game.legal_moves()
-            if _kept(moves, captures):
+            keep = _kept(moves, captures)
+            if keep:
                 kept.append((game.position(), 0 if game.turn == "white" else 1, game.ply))
             result = searcher.search(game, Limits(nodes=nodes, proof=False))
+            if keep:
+                scores.append(_own_centipawns(result.info))
             game.push(result.best_move)
-        _collect(game, kept, number, columns)
+        _collect(game, kept, number, columns, scores)
         if (number + 1) % 100 == 0:
             elapsed = time.perf_counter() - started
             report(f"{number + 1}/{games} games, {len(columns['rows'])} positions, {elapsed:.0f} s")
+    return _as_arrays(columns)
+
+
+CHUNK_SEED = 100_000  # chunk i of a parallel run with --seed S plays with seed S * CHUNK_SEED + i
+
+
+def _chunk(stage: str, index: int, games: int, seed: int, options: dict) -> dict[str, np.ndarray]:
+    """One chunk of a parallel run (a process-pool or Dask task): `games` games of `play` or
+    `play_teacher` with the chunk's own seed; quiet (no progress lines)."""
+    chunk_seed = seed * CHUNK_SEED + index
+    if stage == "play":
+        return play(games, seed=chunk_seed, report=lambda line: None, **options)
+    return play_teacher(games=games, seed=chunk_seed, report=lambda line: None, **options)
+
+
+def generate(stage: str, games: int, seed: int, workers: int = 1, cluster: str | None = None,
+             chunk: int = 100, report=print, checkpoint=None, **options) -> dict[str, np.ndarray]:
+    """`play` or `play_teacher` (`stage`, with its keyword `options`) over `games` games in
+    chunks of `chunk` games side by side: on `workers` local processes, or as tasks of the
+    Dask scheduler at `cluster` (e.g. tcp://HOST:8786, whose workers have this package
+    installed).  Chunk i is seeded `seed * CHUNK_SEED + i` (with play-teacher `starts`, it
+    plays its own slice of them), and the chunks are joined in order with the games
+    renumbered, so the data depend on `seed` and `chunk` only, never on the workers or
+    where they run.  `checkpoint` gets the data of the leading finished chunks whenever
+    that prefix grows."""
+    starts = options.pop("starts", None)
+    if starts is not None:
+        games = min(games, len(starts))
+    sizes = [min(chunk, games - first) for first in range(0, games, chunk)]
+    tasks = []
+    for index, size in enumerate(sizes):
+        task_options = dict(options)
+        if starts is not None:
+            task_options["starts"] = starts[index * chunk:index * chunk + size]
+        tasks.append((stage, index, size, seed, task_options))
+    results: dict[int, dict[str, np.ndarray]] = {}
+    started = time.perf_counter()
+    joined = 0
+
+    def finished(index: int, data: dict[str, np.ndarray]) -> None:
+        nonlocal joined
+        results[index] = data
+        done = sum(sizes[i] for i in results)
+        report(f"{done}/{games} games, {sum(len(d['rows']) for d in results.values())} positions, "
+               f"{time.perf_counter() - started:.0f} s")
+        prefix = joined
+        while prefix in results:
+            prefix += 1
+        if checkpoint is not None and prefix > joined and prefix < len(sizes):
+            checkpoint(_join([results[i] for i in range(prefix)], chunk))
+        joined = prefix
+
+    if cluster:
+        from distributed import Client, as_completed
+
+        with Client(cluster, timeout=30) as client:
+            futures = {client.submit(_chunk, *task, pure=False): task[1] for task in tasks}
+            for future in as_completed(futures):
+                finished(futures[future], future.result())
+    else:
+        import concurrent.futures
+
+        with concurrent.futures.ProcessPoolExecutor(max_workers=workers) as pool:
+            futures = {pool.submit(_chunk, *task): task[1] for task in tasks}
+            for future in concurrent.futures.as_completed(futures):
+                finished(futures[future], future.result())
+    return _join([results[i] for i in range(len(sizes))], chunk)
+
+
+def _join(parts: list[dict[str, np.ndarray]], chunk: int) -> dict[str, np.ndarray]:
+    """Chunks' data as one set, chunk i's games numbered from i * chunk."""
+    columns: dict[str, list] = {"rows": [], "results": [], "plies": [], "games": []}
+    teacher = all("teacher" in part for part in parts)
+    for index, part in enumerate(parts):
+        columns["rows"].extend(part["rows"])
+        columns["results"].extend(part["results"])
+        columns["plies"].extend(part["plies"])
+        columns["games"].extend(part["games"] + index * chunk)
+        if teacher:
+            columns.setdefault("teacher", []).extend(part["teacher"])
     return _as_arrays(columns)
 
 
@@ -215,6 +308,16 @@ def _centipawns(score: int | None) -> float:
     if moves is not None:
         return float(MATE_CP - abs(moves)) * (1 if moves > 0 else -1)
     return float(score)
+
+
+def _own_centipawns(info) -> float:
+    """Our search's score (an engine.SearchInfo; None: no iteration) as a teacher score: the
+    centipawns for the side to move, a mate in m moves +-(MATE_CP - m)."""
+    if info is None:
+        return 0.0
+    if info.mate is not None:
+        return float(MATE_CP - abs(info.mate)) * (1 if info.mate > 0 else -1)
+    return float(info.score)
 
 
 def _teacher_scores(command: str, fens: list[str], nodes: int, progress) -> list[float]:
@@ -436,7 +539,15 @@ def main() -> int:
     parser.add_argument("--steps", type=int, default=3000)
     parser.add_argument("--teacher", help="label: a UCI engine that knows antichess (its path)")
     parser.add_argument("--teacher-nodes", type=int, default=5000, help="label: the teacher's nodes per position")
-    parser.add_argument("--workers", type=int, default=2, help="label: teacher processes side by side")
+    parser.add_argument("--workers", type=int, default=None,
+                        help="label: teacher processes side by side (default 2); play, play-teacher: "
+                             "processes playing chunks of --chunk games side by side (default 1: one process, "
+                             "one seeded run)")
+    parser.add_argument("--cluster", default=None,
+                        help="play, play-teacher: the chunks as tasks of this Dask scheduler (tcp://HOST:8786)")
+    parser.add_argument("--chunk", type=int, default=100,
+                        help="play, play-teacher with --workers or --cluster: games per chunk (chunk i's seed "
+                             f"is SEED * {CHUNK_SEED} + i)")
     parser.add_argument("--limit", type=int, default=None, help="label: this many positions drawn at random")
     parser.add_argument("--labelled", default=str(ROOT / "artifacts" / "evaldata_labelled.npz"),
                         help="label's output file")
@@ -448,11 +559,17 @@ def main() -> int:
                         help="fit: the target is this share of the teacher's win chance plus the rest of the result")
     args = parser.parse_args()
     data_path = Path(args.data.split(",")[0])
+    parallel = args.cluster is not None or (args.workers or 1) > 1
+    chunked = f" --chunk {args.chunk}" if parallel else ""
     if args.stage in ("play", "all"):
-        data = play(args.games, args.nodes, args.seed, report=lambda line: print(line, file=sys.stderr),
-                    network=not args.no_network, captures=args.captures, variant=args.variant)
+        options = dict(nodes=args.nodes, network=not args.no_network, captures=args.captures, variant=args.variant)
+        if parallel:
+            data = generate("play", args.games, args.seed, workers=args.workers or 1, cluster=args.cluster,
+                            chunk=args.chunk, report=lambda line: print(line, file=sys.stderr), **options)
+        else:
+            data = play(args.games, seed=args.seed, report=lambda line: print(line, file=sys.stderr), **options)
         command = (f"python3 tools/train_eval.py play --variant {args.variant} --games {args.games} --nodes {args.nodes} --seed {args.seed}"
-                   + (" --no-network" if args.no_network else "") + (" --captures" if args.captures else ""))
+                   + (" --no-network" if args.no_network else "") + (" --captures" if args.captures else "") + chunked)
         save_data(data_path, command, data)
         print(f"{len(data['rows'])} positions from {args.games} games -> {data_path}")
     if args.stage == "starts":
@@ -469,11 +586,16 @@ def main() -> int:
         command = (f"python3 tools/train_eval.py play-teacher --variant {args.variant} --teacher {Path(args.teacher).name} "
                    f"--games {args.games} --teacher-nodes {args.teacher_nodes} --seed {args.seed}"
                    + (" --captures" if args.captures else "")
-                   + (f" --starts {Path(args.starts).name}" if args.starts else ""))
-        data = play_teacher(args.teacher, args.games, args.teacher_nodes, args.seed,
-                            report=lambda line: print(line, file=sys.stderr), captures=args.captures, starts=starts,
-                            checkpoint=lambda partial: save_data(data_path, command + " (unfinished)", partial),
-                            variant=args.variant)
+                   + (f" --starts {Path(args.starts).name}" if args.starts else "") + chunked)
+        report = lambda line: print(line, file=sys.stderr)  # noqa: E731
+        checkpoint = lambda partial: save_data(data_path, command + " (unfinished)", partial)  # noqa: E731
+        options = dict(command=args.teacher, nodes=args.teacher_nodes, captures=args.captures, starts=starts,
+                       variant=args.variant)
+        if parallel:
+            data = generate("play-teacher", args.games, args.seed, workers=args.workers or 1, cluster=args.cluster,
+                            chunk=args.chunk, report=report, checkpoint=checkpoint, **options)
+        else:
+            data = play_teacher(games=args.games, seed=args.seed, report=report, checkpoint=checkpoint, **options)
         save_data(data_path, command, data)
         print(f"{len(data['rows'])} positions from {len(set(data['games'].tolist()))} games with a kept position -> {data_path}")
     if args.stage == "merge":
@@ -491,7 +613,7 @@ def main() -> int:
             parser.error("label needs --teacher PATH")
         require_data_files(parser, args.data, "label")
         data = load_data(args.data)
-        labelled = label(data, args.teacher, args.teacher_nodes, args.workers, args.limit, args.seed,
+        labelled = label(data, args.teacher, args.teacher_nodes, args.workers or 2, args.limit, args.seed,
                          report=lambda line: print(line, file=sys.stderr))
         command = (f"python3 tools/train_eval.py label --teacher {Path(args.teacher).name} "
                    f"--teacher-nodes {args.teacher_nodes} --limit {args.limit} --seed {args.seed}")

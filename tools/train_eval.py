@@ -92,6 +92,41 @@ def _as_arrays(columns: dict[str, list]) -> dict[str, np.ndarray]:
     return arrays
 
 
+def _random_plies(game, rng: random.Random) -> None:
+    """Push 4 to 8 uniformly random legal moves (fewer when the game ends first)."""
+    for _ in range(rng.randint(4, 8)):
+        moves = game.legal_moves()
+        if not moves or game.outcome() is not None:
+            break
+        game.push(rng.choice(moves))
+
+
+def _play_out(game, choose, captures: bool, search_single: bool) -> tuple[list, list[float]]:
+    """Play `game` to its end (or MAX_PLIES) with `choose(game)` -> (move, score): the kept
+    positions (row, side to move, ply) and the score `choose` gave at each.  Without
+    `search_single`, a position with one legal move is played without asking."""
+    kept: list[tuple[np.ndarray, int, int]] = []
+    scores: list[float] = []
+    while game.outcome() is None and game.ply < MAX_PLIES:
+        moves = game.legal_moves()
+        if len(moves) == 1 and not search_single:
+            game.push(moves[0])
+            continue
+        keep = _kept(moves, captures)
+        if keep:
+            kept.append((game.position(), 0 if game.turn == "white" else 1, game.ply))
+        move, score = choose(game)
+        if keep:
+            scores.append(score)
+        game.push(move)
+    return kept, scores
+
+
+def _progress(number: int, games: int, columns: dict[str, list], started: float, report) -> None:
+    if (number + 1) % 100 == 0:
+        report(f"{number + 1}/{games} games, {len(columns['rows'])} positions, {time.perf_counter() - started:.0f} s")
+
+
 def play(games: int, nodes: int, seed: int, report=print, network: bool = True,
          captures: bool = False, variant: str = "antichess") -> dict[str, np.ndarray]:
     """Self-play `games` antichess games; the quiet positions with their results (with
@@ -107,29 +142,17 @@ def play(games: int, nodes: int, seed: int, report=print, network: bool = True,
         searcher.network = no_network()
     columns: dict[str, list] = {"rows": [], "results": [], "plies": [], "games": []}
     started = time.perf_counter()
+    def choose(game):
+        result = searcher.search(game, Limits(nodes=nodes, proof=False))
+        return result.best_move, _own_centipawns(result.info)
+
     for number in range(games):
         game = Game(variant)
-        for _ in range(rng.randint(4, 8)):
-            moves = game.legal_moves()
-            if not moves or game.outcome() is not None:
-                break
-            game.push(rng.choice(moves))
+        _random_plies(game, rng)
         searcher.new_game()
-        kept: list[tuple[np.ndarray, int, int]] = []  # (row, side to move, ply)
-        scores: list[float] = []
-        while game.outcome() is None and game.ply < MAX_PLIES:
-            moves = game.legal_moves()
-            keep = _kept(moves, captures)
-            if keep:
-                kept.append((game.position(), 0 if game.turn == "white" else 1, game.ply))
-            result = searcher.search(game, Limits(nodes=nodes, proof=False))
-            if keep:
-                scores.append(_own_centipawns(result.info))
-            game.push(result.best_move)
+        kept, scores = _play_out(game, choose, captures, search_single=True)
         _collect(game, kept, number, columns, scores)
-        if (number + 1) % 100 == 0:
-            elapsed = time.perf_counter() - started
-            report(f"{number + 1}/{games} games, {len(columns['rows'])} positions, {elapsed:.0f} s")
+        _progress(number, games, columns, started, report)
     return _as_arrays(columns)
 
 
@@ -267,28 +290,16 @@ def play_teacher(command: str, games: int, nodes: int, seed: int, report=print,
             else:
                 game = Game(variant)
                 start_fen = game.fen()
-                for _ in range(rng.randint(4, 8)):
-                    moves = game.legal_moves()
-                    if not moves or game.outcome() is not None:
-                        break
-                    game.push(rng.choice(moves))
+                _random_plies(game, rng)
             teacher.new_game(start_fen)
-            kept: list[tuple[np.ndarray, int, int]] = []
-            scores: list[float] = []
-            while game.outcome() is None and game.ply < MAX_PLIES:
-                moves = game.legal_moves()
-                if len(moves) == 1:
-                    game.push(moves[0])
-                    continue
+
+            def choose(game):
                 reply = teacher.search([move.uci() for move in game.move_stack])
-                if _kept(moves, captures):
-                    kept.append((game.position(), 0 if game.turn == "white" else 1, game.ply))
-                    scores.append(_centipawns(reply.last_score))
-                game.push(reply.text)
+                return reply.text, _centipawns(reply.last_score)
+
+            kept, scores = _play_out(game, choose, captures, search_single=False)
             _collect(game, kept, number, columns, scores)
-            if (number + 1) % 100 == 0:
-                elapsed = time.perf_counter() - started
-                report(f"{number + 1}/{games} games, {len(columns['rows'])} positions, {elapsed:.0f} s")
+            _progress(number, games, columns, started, report)
             if checkpoint is not None and (number + 1) % checkpoint_every == 0 and number + 1 < games:
                 checkpoint(_as_arrays(columns))
     return _as_arrays(columns)

@@ -208,11 +208,13 @@ def _play_teacher_cli(tmp_path, name: str, *extra: str) -> dict:
 
 def test_parallel_chunks_give_the_same_data_on_any_number_of_workers(tmp_path):
     """`--workers N --chunk C`: chunk i seeded SEED * CHUNK_SEED + i, joined in order with the
-    games renumbered (7 games in chunks of 3, 3 and 1), whatever N; the command says the chunk."""
+    games renumbered (7 games in chunks of 3, 3 and 1), whatever N (`--chunk` alone: one
+    process); the command says the chunk."""
     two = _play_teacher_cli(tmp_path, "two", "--workers", "2", "--chunk", "3")
     three = _play_teacher_cli(tmp_path, "three", "--workers", "3", "--chunk", "3")
+    alone = _play_teacher_cli(tmp_path, "alone", "--chunk", "3")  # the same chunks in one process
     for key in ("rows", "results", "plies", "games", "teacher"):
-        assert np.array_equal(two[key], three[key]), key
+        assert np.array_equal(two[key], three[key]) and np.array_equal(two[key], alone[key]), key
     assert str(two["command"]).endswith("--captures --chunk 3")
     assert sorted(set(two["games"].tolist())) == list(range(7))
     assert np.array_equal(two["teacher"], 7.0 * two["plies"])

@@ -4,8 +4,8 @@
 # minutes on two cores), then the fit (about 10 minutes); then the fine-tuning on the master
 # build's games from real match positions (tools/data/network-starts.fen.gz, 13,489 positions
 # of our games against it) and from random openings at 15,000 nodes (about 75 minutes more);
-# then the master build's games from new random openings (7.3 core-hours) and a last
-# fine-tuning on those (about 10 minutes).
+# then the master build's games from new random openings (7.3 core-hours) and a fine-tuning
+# on those (about 10 minutes); last, our own self-play with our own search's scores.
 #
 #   tools/make_network.sh PATH/fairy-stockfish-c19b5f6c [OUTDIR]
 #
@@ -63,4 +63,16 @@ for first in 10000 20000 30000; do
     tools/teacher_games.sh "$teacher" "$seconds" "$first" "$out/random-$first" 16
 done
 python3 tools/train_network.py --data "$out/fsf15k-51.npz,$out/fsf15k-52.npz,$out/random-10000/part-1.npz,$out/random-10000/part-2.npz,$out/random-20000/part-1.npz,$out/random-20000/part-2.npz,$out/random-30000/part-1.npz,$out/random-30000/part-2.npz" \
-    --init "$out/second.npz" --epochs 20 --rate 1e-3
+    --init "$out/second.npz" --epochs 20 --rate 1e-3 --out "$out/third.npz"
+# Last: labels from our own search.  The engine of d8c8764 with the network just made plays
+# itself at 5,000 nodes a move in two processes (its own score is the teacher column); 15
+# epochs with half the target its win chance (about 15 minutes of play on two cores).
+self="$out/engine-d8c8764"
+if [ ! -d "$self" ]; then
+    mkdir -p "$self.tmp" && git archive d8c8764 | tar -x -C "$self.tmp" && mv "$self.tmp" "$self"
+fi
+cp "$out/third.npz" "$self/engine/search/eval_network.npz"
+(cd "$self" && python3 tools/train_eval.py play --captures --games 12000 --nodes 5000 --seed 401 \
+    --workers 2 --chunk 100 --data "$out/self-401.npz")
+python3 tools/train_network.py --data "$out/self-401.npz" --init "$out/third.npz" --epochs 15 --rate 1e-3 \
+    --teacher-weight 0.5

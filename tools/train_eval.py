@@ -34,9 +34,10 @@ the results label the positions our engine actually meets.  `merge`: several dat
 as one (games renumbered, commands joined), as `tools/teacher_games.sh` uses it.
 `--workers N` (local processes) or `--cluster ADDRESS` (a Dask scheduler, `dask scheduler`
 plus `dask worker ADDRESS` processes on machines that have this package installed) plays
-`play` and `play-teacher` in chunks of `--chunk` games side by side; chunk i is seeded
-SEED * CHUNK_SEED + i, so the data depend on the seed and the chunk size, not on where or
-on how many workers they were played.  Without them one process plays one seeded run.
+`play` and `play-teacher` in chunks of `--chunk` games (100) side by side; chunk i is
+seeded SEED * CHUNK_SEED + i, so the data depend on the seed and the chunk size, not on
+where or on how many workers they were played (`--chunk` alone: the same chunks in one
+process).  Without any of the three, one process plays one seeded run.
 `label`: a UCI teacher's score for each position.  `fit`: the features of `engine.search.evaluation.losing_features` for each position, then a
 logistic (Texel) fit of the weights: the evaluation in centipawns, through
 1 / (1 + exp(-score / SCALE)), should predict the result; L2-regularised, full-batch
@@ -556,9 +557,9 @@ def main() -> int:
                              "one seeded run)")
     parser.add_argument("--cluster", default=None,
                         help="play, play-teacher: the chunks as tasks of this Dask scheduler (tcp://HOST:8786)")
-    parser.add_argument("--chunk", type=int, default=100,
-                        help="play, play-teacher with --workers or --cluster: games per chunk (chunk i's seed "
-                             f"is SEED * {CHUNK_SEED} + i)")
+    parser.add_argument("--chunk", type=int, default=None,
+                        help="play, play-teacher: games per chunk (chunk i's seed is SEED * "
+                             f"{CHUNK_SEED} + i; default 100 with --workers or --cluster)")
     parser.add_argument("--limit", type=int, default=None, help="label: this many positions drawn at random")
     parser.add_argument("--labelled", default=str(ROOT / "artifacts" / "evaldata_labelled.npz"),
                         help="label's output file")
@@ -570,13 +571,14 @@ def main() -> int:
                         help="fit: the target is this share of the teacher's win chance plus the rest of the result")
     args = parser.parse_args()
     data_path = Path(args.data.split(",")[0])
-    parallel = args.cluster is not None or (args.workers or 1) > 1
-    chunked = f" --chunk {args.chunk}" if parallel else ""
+    parallel = args.cluster is not None or (args.workers or 1) > 1 or args.chunk is not None
+    chunk = args.chunk or 100
+    chunked = f" --chunk {chunk}" if parallel else ""
     if args.stage in ("play", "all"):
         options = dict(nodes=args.nodes, network=not args.no_network, captures=args.captures, variant=args.variant)
         if parallel:
             data = generate("play", args.games, args.seed, workers=args.workers or 1, cluster=args.cluster,
-                            chunk=args.chunk, report=lambda line: print(line, file=sys.stderr), **options)
+                            chunk=chunk, report=lambda line: print(line, file=sys.stderr), **options)
         else:
             data = play(args.games, seed=args.seed, report=lambda line: print(line, file=sys.stderr), **options)
         command = (f"python3 tools/train_eval.py play --variant {args.variant} --games {args.games} --nodes {args.nodes} --seed {args.seed}"
@@ -604,7 +606,7 @@ def main() -> int:
                        variant=args.variant)
         if parallel:
             data = generate("play-teacher", args.games, args.seed, workers=args.workers or 1, cluster=args.cluster,
-                            chunk=args.chunk, report=report, checkpoint=checkpoint, **options)
+                            chunk=chunk, report=report, checkpoint=checkpoint, **options)
         else:
             data = play_teacher(games=args.games, seed=args.seed, report=report, checkpoint=checkpoint, **options)
         save_data(data_path, command, data)

@@ -91,6 +91,19 @@ def test_movetime_is_respected():
     assert result.best_move in game.legal_moves()
 
 
+def test_movetime_searches_for_all_of_its_time():
+    """UCI's `go movetime` is "search exactly x mseconds": no clock's soft limit stops the
+    iterations early; the hard limit (the time less the move overhead) ends the search."""
+    searcher = Searcher(hash_mb=4)
+    game = Game("chess")
+    searcher.search(game, depth=1)
+    started = time.perf_counter()
+    result = searcher.search(game, Limits(movetime=0.6, proof=False))
+    elapsed = time.perf_counter() - started
+    assert 0.5 < elapsed < 1.5, elapsed
+    assert result.best_move in game.legal_moves()
+
+
 def test_clock_budget_is_a_small_share_of_the_clock():
     searcher = Searcher(hash_mb=1)
     game = Game("chess")

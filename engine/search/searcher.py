@@ -295,8 +295,9 @@ class Searcher:
                 elapsed = time.perf_counter() - started
                 if abs(score) > MATE_BOUND and not limits.infinite and depth >= 2 * (MATE - abs(score)) + 2:
                     break
-                if soft is not None and elapsed > SOFT_SHARE * soft * (UNSTABLE_FACTOR if unstable else 1.0):
-                    break
+                if (soft is not None and limits.movetime is None
+                        and elapsed > SOFT_SHARE * soft * (UNSTABLE_FACTOR if unstable else 1.0)):
+                    break  # a clock's soft limit; `movetime` searches for all of its time
                 if limits.nodes and state[STATE_NODES] >= limits.nodes:
                     break
             if limits.infinite:

@@ -3,11 +3,10 @@ judge of `books/make_book.py` and the teacher of the training tools (`tools/trai
 
 It is the runner's own `UciEngine` (the same start-up, option checks, `UCI_Variant` through
 the engine's variant list, line reading and failure reports), driven one position or one
-game at a time with `go nodes N`, one thread and a small hash table (where the engine
-has those options).  A score is the last
-one the engine reported for the side to move (`MoveReply.last_score`: a bound of an
-unfinished iteration too, as the engine's last word), on `engine.scaled_score`'s scale (a
-mate in N moves is +-(SCALE_MATE - N)).
+game at a time with `go nodes N`, one thread and a small hash table (where the engine has
+those options).  A score is the last one the engine reported for the side to move
+(`MoveReply.last_score`: a bound of an unfinished iteration too, as the engine's last
+word), on `engine.scaled_score`'s scale (a mate in N moves is +-(SCALE_MATE - N)).
 """
 
 from __future__ import annotations

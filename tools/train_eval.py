@@ -317,9 +317,12 @@ def _centipawns(score: int | None) -> float:
     if score is None:
         return 0.0
     moves = scaled_mate_moves(score)
-    if moves is not None:
-        return float(MATE_CP - abs(moves)) * (1 if moves > 0 else -1)
-    return float(score)
+    return float(score) if moves is None else _mate_centipawns(moves)
+
+
+def _mate_centipawns(moves: int) -> float:
+    """A mate in `moves` moves (negative: being mated) as a teacher score, +-(MATE_CP - m)."""
+    return float(MATE_CP - abs(moves)) * (1 if moves > 0 else -1)
 
 
 def _own_centipawns(info) -> float:
@@ -327,9 +330,7 @@ def _own_centipawns(info) -> float:
     centipawns for the side to move, a mate in m moves +-(MATE_CP - m)."""
     if info is None:
         return 0.0
-    if info.mate is not None:
-        return float(MATE_CP - abs(info.mate)) * (1 if info.mate > 0 else -1)
-    return float(info.score)
+    return float(info.score) if info.mate is None else _mate_centipawns(info.mate)
 
 
 def _teacher_scores(command: str, fens: list[str], nodes: int, progress) -> list[float]:

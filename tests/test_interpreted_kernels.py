@@ -1,6 +1,7 @@
 """The kernels run as plain Python while compilation is deferred (engine.jit), and agree
 with the compiled ones: the same legal moves, perft counts, outcomes and FENs in every rule
-set; an interpreted search keeps to its time; the switch to compiled kernels keeps games."""
+set, the same network scores; an interpreted search keeps to its time; the switch to
+compiled kernels keeps games."""
 
 from __future__ import annotations
 
@@ -22,7 +23,12 @@ import json, sys, time
 import engine
 engine.defer_compilation()
 from engine import Game, Limits, Searcher, kernels_compiled
-cases = json.loads(sys.stdin.read())
+given = json.loads(sys.stdin.read())
+cases = given["cases"]
+import numpy as np
+from engine.search.network import network_score
+network_scores = [[int(network_score(Game(variant, fen).position(), np.array(network, dtype=np.int16)))
+                   for variant, fen in cases if variant == "antichess"] for network in given["networks"]]
 answers = []
 for variant, fen in cases:
     game = Game(variant, fen)
@@ -49,7 +55,7 @@ dispatchers = [value for value in vars(generate).values() if isinstance(value, n
 plain = [value for value in vars(generate).values() if getattr(value, "allocates_arrays", False)
          and not isinstance(value, numba.core.registry.CPUDispatcher)]
 late_compiled = not before and len(dispatchers) >= 3 and not plain
-print(json.dumps({"late_compiled": late_compiled, "answers": answers, "search_move": result.best_move.uci(), "search_seconds": elapsed,
+print(json.dumps({"late_compiled": late_compiled, "answers": answers, "network_scores": network_scores, "search_move": result.best_move.uci(), "search_seconds": elapsed,
                   "numba_loaded": numba_loaded, "interpreted": interpreted, "compiled_after": compiled_after,
                   "perft3_after_switch": game.perft(3)}))
 """
@@ -72,11 +78,30 @@ def _positions() -> list[tuple[str, str]]:
     return cases
 
 
+def _networks() -> list:
+    """16-bit networks of the two widths summed in vector registers and one other, with
+    first-layer sums large enough to saturate."""
+    import numpy as np
+    from engine.search.network import NETWORK_ROWS, PADDING, ROW_B1, ROW_W2, quantize
+
+    networks = []
+    for hidden in (32, 64, 48):
+        weights = (np.random.default_rng(hidden).standard_normal((NETWORK_ROWS, hidden)) * 0.2).astype(np.float32)
+        weights[:ROW_B1 + 1] *= 30.0
+        weights[ROW_W2] *= 300.0
+        weights[PADDING] = 0.0
+        networks.append(quantize(weights))
+    return networks
+
+
 def test_interpreted_kernels_agree_with_compiled_ones():
+    from engine.search.network import network_score
+
     cases = _positions()
+    networks = _networks()
     done = subprocess.run([sys.executable, "-W", "error::RuntimeWarning", "-c", PROBE],
-                          input=json.dumps(cases), cwd=ROOT, capture_output=True, text=True,
-                          timeout=600, env=dict(os.environ))
+                          input=json.dumps({"cases": cases, "networks": [network.tolist() for network in networks]}),
+                          cwd=ROOT, capture_output=True, text=True, timeout=600, env=dict(os.environ))
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout.strip().splitlines()[-1])
     assert not report["numba_loaded"]  # deferred: the engine ran without importing numba
@@ -91,6 +116,10 @@ def test_interpreted_kernels_agree_with_compiled_ones():
         assert answer["outcome"] == (None if outcome is None else [outcome.winner, outcome.reason])
         assert answer["check"] == game.is_check(), (variant, fen)
         assert answer["fen"] == game.fen()
+    for network, scores in zip(networks, report["network_scores"]):  # the interpreted sums saturate alike
+        assert scores == [network_score(Game(variant, fen).position(), network) for variant, fen in cases
+                          if variant == "antichess"]
+        assert len(set(scores)) >= 4
     assert Game("antichess").is_legal(report["search_move"])
     assert report["search_seconds"] < 1.0, report["search_seconds"]  # movetime 0.2, stop obeyed
     assert report["perft3_after_switch"] == Game("antichess").perft(3)

@@ -19,8 +19,9 @@ from engine.search.static import evaluate_losing, losing_terms
 from engine.search.evaluation import learned_score, losers_score
 from engine.search.network import (
     ATTACKED_BY_THEM, ATTACKED_BY_US, CAPTURING, ENGINE_NETWORK_PATH, FIRST_LAYOUT_ROWS, HIDDEN, INPUTS, MAX_ACTIVE,
-    MAX_HIDDEN, NETWORK_PATHS, NETWORK_ROWS, NETWORKS, OUR_OFFERS, OURS, OURS_EN_PRISE, PADDING, ROW_B1, ROW_B2, ROW_W2, THEIR_OFFERS, THEIRS,
-    THEIRS_EN_PRISE, load_network, network_inputs, network_score, no_network,
+    HIDDEN_ONE, MAX_HIDDEN, NETWORK_PATHS, NETWORK_ROWS, NETWORKS, OUR_OFFERS, OURS, OURS_EN_PRISE, OUTPUT_ONE, PADDING, ROW_B1,
+    ROW_B2, ROW_W2, THEIR_OFFERS, THEIRS, THEIRS_EN_PRISE, load_network, load_weights, network_inputs, network_score,
+    no_network, quantize,
 )
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -144,15 +145,16 @@ def test_inputs_are_seen_from_the_side_to_move():
     assert OURS + chess.E2 in buffers[0][:3]
 
 
-def _reference_score(network: np.ndarray, active: list[int]) -> float:
+def _reference_score(weights: np.ndarray, active: list[int]) -> float:
+    """The forward pass of the float weights, in float64."""
     x = np.zeros(INPUTS + 1)
     x[active] = 1.0
-    hidden = np.clip(x @ network[:INPUTS + 1] + network[ROW_B1], 0.0, 1.0)
-    return float(hidden @ network[ROW_W2] + network[ROW_B2, 0])
+    hidden = np.clip(x @ weights[:INPUTS + 1] + weights[ROW_B1], 0.0, 1.0)
+    return float(hidden @ weights[ROW_W2] + weights[ROW_B2, 0])
 
 
 def _random_network(seed: int, hidden: int = HIDDEN) -> np.ndarray:
-    """Random weights with outputs of a few hundred centipawns (the padding row zero)."""
+    """Random float weights with outputs of a few hundred centipawns (the padding row zero)."""
     rng = np.random.default_rng(seed)
     network = (rng.standard_normal((NETWORK_ROWS, hidden)) * 0.2).astype(np.float32)
     network[ROW_W2] *= 300.0
@@ -160,43 +162,71 @@ def _random_network(seed: int, hidden: int = HIDDEN) -> np.ndarray:
     return network
 
 
+def _integer_score(network: np.ndarray, active: list[int]) -> tuple[int, bool]:
+    """The integer forward pass in Python integers, in the kernel's order: b1, then each active
+    row in turn, each sum held to 16 bits (saturating); then b2 plus the units clipped to
+    [0, HIDDEN_ONE] times their output weights, divided once and rounded half up.  Also
+    whether a sum saturated on the way."""
+    units = [int(value) for value in network[ROW_B1]]
+    saturated = False
+    for row in active:
+        for j, value in enumerate(network[row]):
+            total = units[j] + int(value)
+            units[j] = min(max(total, -32768), 32767)
+            saturated |= units[j] != total
+    total = sum(min(max(unit, 0), HIDDEN_ONE) * int(weight) for unit, weight in zip(units, network[ROW_W2]))
+    scale = HIDDEN_ONE * OUTPUT_ONE
+    return int(network[ROW_B2, 0]) + (total + scale // 2) // scale, saturated
+
+
 @pytest.mark.parametrize("hidden", [HIDDEN, MAX_HIDDEN])
-def test_score_is_the_forward_pass_of_the_weights(hidden):
-    network = _random_network(seed=3, hidden=hidden)
+def test_score_is_the_forward_pass_of_the_weights_within_their_rounding(hidden):
+    """The 16-bit network scores as the float weights do, within the rounding of its integers
+    (a centipawn or two), and exactly as its own integer forward pass."""
+    weights = _random_network(seed=3, hidden=hidden)
+    network = quantize(weights)
     buffer = np.zeros(MAX_ACTIVE, dtype=np.int64)
     scores = []
     for game in _random_games(40, seed=5):
         n = network_inputs(game.position(), buffer)
-        expected = _reference_score(network, buffer[:n].tolist())
         score = network_score(game.position(), network)
-        assert abs(score - expected) <= 0.5 + 1e-3, game.fen()
+        assert score == _integer_score(network, buffer[:n].tolist())[0], game.fen()
+        assert abs(score - _reference_score(weights, buffer[:n].tolist())) <= 2.0 + hidden / 32, game.fen()
         scores.append(score)
     assert len(set(scores)) > 10  # the weights make a difference
     assert all(network_score(game.position(), no_network()) == 0 for game in _random_games(5))
 
 
-def _float32_score(network: np.ndarray, active: list[int]) -> int:
-    """The forward pass in float32, summed in the kernel's order: b1, then each active row
-    in turn; then b2 plus each clipped positive unit times its output weight."""
-    units = network[ROW_B1].copy()
-    for row in active:
-        units += network[row]
-    total = np.float32(network[ROW_B2, 0])
-    for j, value in enumerate(units):
-        if value > 0.0:
-            total += network[ROW_W2, j] * min(value, np.float32(1.0))
-    return int(np.int64(round(total)))
-
-
-@pytest.mark.parametrize("hidden", [HIDDEN, HIDDEN + 8])
-def test_score_adds_the_rows_in_float32_in_order(hidden):
-    """The default width (summed in vector registers) and any other width (a plain loop)
-    give exactly the float32 sums of the rows in order."""
-    network = _random_network(seed=6, hidden=hidden) * np.float32(40.0)
+@pytest.mark.parametrize("family", sorted(NETWORK_PATHS))
+def test_the_shipped_networks_score_as_their_float_weights_within_a_centipawn_or_two(family):
+    weights = load_weights(NETWORK_PATHS[family])
+    if weights.shape[0] == 0:
+        pytest.skip(f"no shipped {family} network")
+    network = NETWORKS[family]
     buffer = np.zeros(MAX_ACTIVE, dtype=np.int64)
+    errors = []
+    for game in _random_games(60, seed=21, variant="losers" if family == "losers" else "antichess"):
+        n = network_inputs(game.position(), buffer)
+        errors.append(abs(network_score(game.position(), network) - _reference_score(weights, buffer[:n].tolist())))
+    assert max(errors) <= 3.0 and np.mean(errors) <= 1.0, (max(errors), np.mean(errors))
+
+
+@pytest.mark.parametrize("hidden", [HIDDEN, 64, HIDDEN + 16])
+def test_score_adds_the_rows_in_16_bits_saturating_in_order(hidden):
+    """The widths summed in vector registers (32 and 64) and any other width (a plain loop)
+    give exactly the saturating 16-bit sums of the rows in order, also when sums saturate."""
+    weights = _random_network(seed=6, hidden=hidden)
+    weights[:ROW_B1 + 1] *= 30.0  # first-layer sums often past the 16 bits at HIDDEN_ONE
+    network = quantize(weights)
+    assert network[ROW_W2].any() and np.abs(network[:INPUTS]).max() > 2000
+    buffer = np.zeros(MAX_ACTIVE, dtype=np.int64)
+    saturations = 0
     for game in _random_games(40, seed=7):
         n = network_inputs(game.position(), buffer)
-        assert network_score(game.position(), network) == _float32_score(network, buffer[:n].tolist()), game.fen()
+        expected, saturated = _integer_score(network, buffer[:n].tolist())
+        assert network_score(game.position(), network) == expected, game.fen()
+        saturations += saturated
+    assert saturations >= 5  # the weights are large enough for the saturation to be exercised
 
 
 @pytest.mark.parametrize("variant, linear_score, seed", [("antichess", learned_score, 9),
@@ -204,7 +234,7 @@ def test_score_adds_the_rows_in_float32_in_order(hidden):
 def test_the_search_scores_quiet_nodes_as_the_familys_weights_plus_network(variant, linear_score, seed):
     """A quiet node scores its family's linear evaluation plus the network it is given (losers:
     its own weights; the king is royal, so legal moves are generated)."""
-    network = _random_network(seed=4)
+    network = quantize(_random_network(seed=4))
     checked = 0
     for game in _random_games(60, seed=seed, variant=variant):
         moves = game.legal_moves()
@@ -251,9 +281,19 @@ def test_a_missing_file_is_no_network_and_a_bad_file_is_refused(tmp_path):
     narrow = tmp_path / "narrow.npz"
     np.savez(narrow, network=np.ones((NETWORK_ROWS, 8), dtype=np.float32))
     assert load_network(narrow).shape == (NETWORK_ROWS, 8)
+    assert load_network(narrow).dtype == np.int16
     assert not load_network(narrow)[PADDING].any()
     with pytest.raises(ValueError, match="shape"):
         load_network(bad)
+    for row, value in ((0, 64.1), (ROW_B1, -64.1), (ROW_W2, 512.0), (ROW_B2, 33000.0)):
+        big = np.zeros((NETWORK_ROWS, 8), dtype=np.float32)
+        big[row, 0] = value  # beyond what 16 bits hold at the network's scales
+        np.savez(bad, network=big)
+        with pytest.raises(ValueError, match="too large"):
+            load_network(bad)
+        big[row, 0] = value * 0.99
+        np.savez(bad, network=big)
+        assert load_network(bad).shape == (NETWORK_ROWS, 8)
     wide = tmp_path / "wide.npz"  # the search's scratch space holds MAX_HIDDEN hidden units
     np.savez(wide, network=np.zeros((NETWORK_ROWS, MAX_HIDDEN + 1), dtype=np.float32))
     with pytest.raises(ValueError, match="at most"):
@@ -273,9 +313,10 @@ def test_a_network_of_the_first_layout_loads_as_the_same_function(tmp_path):
     np.savez(path, network=first)
     loaded = load_network(path)
     assert loaded.shape == (NETWORK_ROWS, HIDDEN)
-    assert np.array_equal(loaded, full)
+    assert np.array_equal(load_weights(path), full)
+    assert np.array_equal(loaded, quantize(full))
     for game in _random_games(10, seed=17):
-        assert network_score(game.position(), loaded) == network_score(game.position(), full)
+        assert network_score(game.position(), loaded) == network_score(game.position(), quantize(full))
 
 
 def test_training_lowers_the_loss_and_writes_a_network_the_engine_loads(tmp_path):
@@ -298,7 +339,7 @@ def test_training_lowers_the_loss_and_writes_a_network_the_engine_loads(tmp_path
     game = Game("antichess", chess.STARTING_FEN)
     buffer = np.zeros(MAX_ACTIVE, dtype=np.int64)
     n = network_inputs(game.position(), buffer)
-    assert abs(network_score(game.position(), network) - _reference_score(network, buffer[:n].tolist())) <= 0.5 + 1e-3
+    assert abs(network_score(game.position(), network) - _reference_score(load_weights(path), buffer[:n].tolist())) <= 2.0
 
 
 def test_training_data_for_losers_is_scored_by_the_losers_weights():
@@ -349,6 +390,6 @@ def test_fine_tuning_on_teacher_scores_starts_from_the_given_network(tmp_path):
     assert run.returncode == 0, run.stderr
     assert "teacher scale" in run.stderr and "starting from" in run.stderr
     assert "against the game results alone" in run.stdout
-    tuned = load_network(out)
-    assert tuned.shape == load_network(ROOT / "engine" / "search" / "eval_network.npz").shape
+    tuned = load_weights(out)
+    assert tuned.shape == load_weights(ROOT / "engine" / "search" / "eval_network.npz").shape
     assert "--teacher-weight 0.5 --init eval_network.npz" in str(np.load(out)["fit"])

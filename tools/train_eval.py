@@ -577,13 +577,16 @@ def main() -> int:
     chunked = f" --chunk {chunk}" if parallel else ""
     if args.stage in ("play", "all"):
         options = dict(nodes=args.nodes, network=not args.no_network, captures=args.captures, variant=args.variant)
-        if parallel:
-            data = generate("play", args.games, args.seed, workers=args.workers or 1, cluster=args.cluster,
-                            chunk=chunk, report=lambda line: print(line, file=sys.stderr), **options)
-        else:
-            data = play(args.games, seed=args.seed, report=lambda line: print(line, file=sys.stderr), **options)
         command = (f"python3 tools/train_eval.py play --variant {args.variant} --games {args.games} --nodes {args.nodes} --seed {args.seed}"
                    + (" --no-network" if args.no_network else "") + (" --captures" if args.captures else "") + chunked)
+        if parallel:
+            # A run stopped early (Ctrl-C, a time limit) leaves the games of its leading finished chunks.
+            checkpoint = lambda partial: save_data(data_path, command + " (unfinished)", partial)  # noqa: E731
+            data = generate("play", args.games, args.seed, workers=args.workers or 1, cluster=args.cluster,
+                            chunk=chunk, report=lambda line: print(line, file=sys.stderr), checkpoint=checkpoint,
+                            **options)
+        else:
+            data = play(args.games, seed=args.seed, report=lambda line: print(line, file=sys.stderr), **options)
         save_data(data_path, command, data)
         print(f"{len(data['rows'])} positions from {args.games} games -> {data_path}")
     if args.stage == "starts":

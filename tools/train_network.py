@@ -175,7 +175,7 @@ def write_network(path: Path, network: np.ndarray, **notes) -> None:
 
 
 def main() -> int:
-    from engine.search.network import CAPTURING, HIDDEN, INPUTS, NETWORK_PATHS, load_network
+    from engine.search.network import CAPTURING, HIDDEN, INPUTS, NETWORK_PATHS, load_weights, quantize
     from train_eval import load_data, quiet_positions, require_data_files, teacher_targets
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -225,7 +225,7 @@ def main() -> int:
     if args.init:
         if not Path(args.init).is_file():
             parser.error(f"--init: no network file {args.init}")
-        start = unpack(load_network(args.init))
+        start = unpack(load_weights(args.init))
         report(f"starting from {args.init}: held-out loss against the game results "
                f"{evaluate_loss(start, active[held_out], linear[held_out], game_results[held_out], INPUTS, args.scale):.5f}")
     params, train_loss, test_loss = train(active, linear, results, held_out, args.hidden, INPUTS, args.scale,
@@ -234,6 +234,10 @@ def main() -> int:
                f"--rate {args.rate} --l2 {args.l2} --seed {args.seed}{teacher_note}"
                + (f" --init {Path(args.init).name}" if args.init else ""))
     out = Path(args.out) if args.out else NETWORK_PATHS[args.variant]
+    try:
+        quantize(pack(params))  # the engine's kernels take the weights in 16-bit integers
+    except ValueError as error:
+        parser.error(f"the fitted network does not fit the engine's integers: {error}")
     write_network(out, pack(params), data=str(data["command"]), fit=command,
                   positions=len(results), train_loss=train_loss, test_loss=test_loss, linear_test_loss=linear_loss)
     print(f"network: train loss {train_loss:.5f}, held-out loss {test_loss:.5f} "

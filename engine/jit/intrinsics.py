@@ -60,7 +60,7 @@ def intrinsics() -> dict:
 
 
 def _bit_intrinsics() -> dict:
-    """popcount, atomic_load, trailing_zeros, leading_zeros, prefetch and add_rows_32."""
+    """popcount, atomic_load, trailing_zeros, leading_zeros, prefetch, add_rows_32 and add_rows_64."""
     load_numba()
     from llvmlite import ir
     from numba import types
@@ -116,25 +116,30 @@ def _bit_intrinsics() -> dict:
         return sig, codegen
 
     return dict(popcount=popcount, atomic_load=atomic_load, trailing_zeros=trailing_zeros,
-                leading_zeros=leading_zeros, prefetch=prefetch, add_rows_32=_add_rows_intrinsic(32))
+                leading_zeros=leading_zeros, prefetch=prefetch, add_rows_32=_add_rows_intrinsic(32),
+                add_rows_64=_add_rows_intrinsic(64))
 
 
 def _add_rows_intrinsic(width: int):
     """add_rows(matrix, rows, n, out): out[:width] += matrix[rows[i], :width] for i < n, in that
-    order, each column summed by scalar float32 additions (no reassociation), with the
-    `width` sums held in 8-wide vector registers across the rows.  matrix: float32[:, :]
-    with unit column stride and at least `width` columns; rows: int64[:] of valid row
-    indices; out: float32[:] of at least `width` items.  No bounds are checked."""
+    order, each column summed by saturating int16 additions (a sum past 32,767 or -32,768
+    stays there), with the `width` sums held in 16-lane vector registers across the rows.
+    matrix: int16[:, :] with unit column stride and at least `width` columns; rows: int64[:]
+    of valid row indices; out: int16[:] of at least `width` items.  No bounds are checked;
+    any other item type is a typing error."""
     from llvmlite import ir
     from numba import types
     from numba.core import cgutils
     from numba.extending import intrinsic
 
-    lanes = 8
+    lanes = 16
     assert width % lanes == 0
 
     @intrinsic
     def add_rows(typingctx, matrix, rows, n, out):
+        if (not isinstance(matrix, types.Array) or matrix.dtype != types.int16 or not isinstance(out, types.Array)
+                or out.dtype != types.int16):
+            return None
         sig = types.void(matrix, rows, types.int64, out)
 
         def codegen(context, builder, signature, args):
@@ -144,12 +149,14 @@ def _add_rows_intrinsic(width: int):
             out_value = context.make_array(out_type)(context, builder, args[3])
             count = args[2]
             word = ir.IntType(64)
-            vector = ir.VectorType(ir.FloatType(), lanes)
+            vector = ir.VectorType(ir.IntType(16), lanes)
+            saturating_add = cgutils.get_or_insert_function(
+                builder.module, ir.FunctionType(vector, [vector, vector]), f"llvm.sadd.sat.v{lanes}i16")
             bytes_pointer = ir.IntType(8).as_pointer()
             row_stride = cgutils.unpack_tuple(builder, matrix_value.strides, 2)[0]
             out_vectors = builder.bitcast(out_value.data, vector.as_pointer())
             chunks = width // lanes
-            start = [builder.load(builder.gep(out_vectors, [ir.Constant(word, k)]), align=4)
+            start = [builder.load(builder.gep(out_vectors, [ir.Constant(word, k)]), align=2)
                      for k in range(chunks)]
             before = builder.basic_block
             test_block = builder.append_basic_block("rows.test")
@@ -171,13 +178,13 @@ def _add_rows_intrinsic(width: int):
                                     [builder.mul(row, row_stride)])
             row_vectors = builder.bitcast(row_start, vector.as_pointer())
             for k in range(chunks):
-                item = builder.load(builder.gep(row_vectors, [ir.Constant(word, k)]), align=4)
-                sums[k].add_incoming(builder.fadd(sums[k], item), body_block)
+                item = builder.load(builder.gep(row_vectors, [ir.Constant(word, k)]), align=2)
+                sums[k].add_incoming(builder.call(saturating_add, [sums[k], item]), body_block)
             index.add_incoming(builder.add(index, ir.Constant(word, 1)), body_block)
             builder.branch(test_block)
             builder.position_at_end(done_block)
             for k in range(chunks):
-                builder.store(sums[k], builder.gep(out_vectors, [ir.Constant(word, k)]), align=4)
+                builder.store(sums[k], builder.gep(out_vectors, [ir.Constant(word, k)]), align=2)
             return context.get_dummy_value()
 
         return sig, codegen

@@ -24,11 +24,16 @@ has), and out = w2 . h + b2 in centipawns, added to the linear score of
 where the other side attacks, what can be offered, and what attacks what), fitted by
 `tools/train_network.py` on game results.
 
-The weights are one float32 array (NETWORK_ROWS x hidden units): rows 0..INPUTS-1 are W1
-(row INPUTS is all zero: the padding input), then b1, then w2, then a row whose first entry
-is b2.
-The kernels take it as an argument (`network`); an array with no rows turns the network off.
-It is loaded from `eval_network.npz` here, next to `eval_weights.json`.
+The file holds the weights as trained, one float32 array (NETWORK_ROWS x hidden units): rows
+0..INPUTS-1 are W1 (row INPUTS is all zero: the padding input), then b1, then w2, then a row
+whose first entry is b2 (`load_weights`).  The kernels take the same layout in integers
+(`quantize`, `load_network`), an int16 array: W1 and b1 times HIDDEN_ONE (a hidden unit's 1.0),
+w2 times OUTPUT_ONE (so in 1/64 centipawns), b2 in whole centipawns.  The hidden sums are
+saturating int16 additions, 16 units to a vector register (engine.jit), so 64 hidden units
+read as many bytes per input as 32 float32 units did; the output is an exact integer sum,
+rounded once.  The kernels take it as an argument (`network`); an array with no rows turns
+the network off.  The shipped networks are `eval_network.npz` (antichess family) and
+`eval_network_losers.npz` here, next to the linear weights' `eval_weights*.json`.
 """
 
 from __future__ import annotations
@@ -47,6 +52,9 @@ LOSERS_NETWORK_PATH = Path(__file__).resolve().parent / "eval_network_losers.npz
 NETWORK_PATHS = {"antichess": ENGINE_NETWORK_PATH, "losers": LOSERS_NETWORK_PATH}  # by RuleSet.learned_evaluation
 HIDDEN = 32  # hidden units of a new network (tools/train_network.py); a file may have up to MAX_HIDDEN
 MAX_HIDDEN = 256
+HIDDEN_ONE = 512  # a hidden unit's 1.0 (the top of its clip) in the kernels' integers
+OUTPUT_ONE = 64  # output weights are held in 1/OUTPUT_ONE centipawns
+INT16_LIMIT = 32767
 OURS = 0
 THEIRS = 6 * 64
 ATTACKED_BY_US = 12 * 64
@@ -64,34 +72,73 @@ ROW_W2 = ROW_B1 + 1
 ROW_B2 = ROW_W2 + 1
 NETWORK_ROWS = ROW_B2 + 1
 active_inputs_scratch = stack_array("int64", MAX_ACTIVE)
-hidden_units_scratch = stack_array("float32", MAX_HIDDEN)
+hidden_units_scratch = stack_array("int16", MAX_HIDDEN)
 
 
-def _add_rows(matrix, rows, n, out):
-    for i in range(n):
-        out[:HIDDEN] += matrix[rows[i], :HIDDEN]
+def _saturating_row_adder(width: int):
+    """The Python stand-in for engine.jit's add_rows_<width> (while compilation is deferred)."""
+
+    def add_rows(matrix, rows, n, out):
+        for i in range(n):
+            out[:width] = np.clip(out[:width].astype(np.int32) + matrix[rows[i], :width], -INT16_LIMIT - 1, INT16_LIMIT)
+
+    return add_rows
 
 
-# out[:HIDDEN] += matrix[rows[i], :HIDDEN] for each i < n, in order: the hidden layer's sums
-# held in vector registers (engine.jit), the same float32 additions as the loop it replaces.
-add_rows_of_default_width = native("add_rows_32", _add_rows)
+# out[:width] += matrix[rows[i], :width] for each i < n, in order, by saturating int16
+# additions held in vector registers (engine.jit): the hidden layer's sums at the two widths
+# the shipped networks use.  Any other width takes the plain loop of the same additions.
+add_rows_32 = native("add_rows_32", _saturating_row_adder(32))
+add_rows_64 = native("add_rows_64", _saturating_row_adder(64))
 FIRST_LAYOUT_ROWS = CAPTURING + 5  # the rows of a file with only the inputs up to CAPTURING
 
 
 def no_network() -> np.ndarray:
     """The network argument that turns the correction off (no rows)."""
-    return np.zeros((0, HIDDEN), dtype=np.float32)
+    return np.zeros((0, HIDDEN), dtype=np.int16)
 
 
 def load_network(path=ENGINE_NETWORK_PATH) -> np.ndarray:
-    """The weights in `path` as float32[NETWORK_ROWS, hidden units], or no_network() when the
-    file is missing; a file of the first layout (FIRST_LAYOUT_ROWS rows) gets zero rows for the
-    later inputs; ValueError for any other shape."""
+    """The network in `path` as the kernels take it (`quantize(load_weights(path))`), or
+    no_network() when the file is missing; ValueError for a file `load_weights` or
+    `quantize` refuses."""
+    weights = load_weights(path)
+    try:
+        return quantize(weights)
+    except ValueError as error:
+        raise ValueError(f"{path}: {error}") from None
+
+
+def quantize(weights: np.ndarray) -> np.ndarray:
+    """float32 weights (NETWORK_ROWS x hidden units, the file's layout) as the kernels' int16
+    array: W1 and b1 times HIDDEN_ONE, w2 times OUTPUT_ONE, b2 in centipawns, each rounded
+    to the nearest integer.  ValueError when one does not fit 16 bits (a W1 or b1 entry
+    beyond +-64, an output weight beyond +-511 centipawns, b2 beyond +-32,767)."""
+    if weights.shape[0] == 0:
+        return no_network()
+    hidden = np.round(weights[:ROW_B1 + 1].astype(np.float64) * HIDDEN_ONE)
+    output = np.round(weights[ROW_W2].astype(np.float64) * OUTPUT_ONE)
+    bias = np.round(float(weights[ROW_B2, 0]))
+    for name, values in (("first-layer weight or bias", hidden), ("output weight", output), ("output bias", bias)):
+        if np.abs(values).max(initial=0.0) > INT16_LIMIT:
+            raise ValueError(f"an {name} too large for the 16-bit network")
+    network = np.zeros(weights.shape, dtype=np.int16)
+    network[:ROW_B1 + 1] = hidden
+    network[ROW_W2] = output
+    network[ROW_B2, 0] = bias
+    network[PADDING] = 0
+    return network
+
+
+def load_weights(path=ENGINE_NETWORK_PATH) -> np.ndarray:
+    """The weights in `path` as trained, float32[NETWORK_ROWS, hidden units], or an array of
+    no rows when the file is missing; a file of the first layout (FIRST_LAYOUT_ROWS rows) gets
+    zero rows for the later inputs; ValueError for any other shape."""
     try:
         with np.load(path) as data:
             weights = np.ascontiguousarray(data["network"], dtype=np.float32)
     except FileNotFoundError:
-        return no_network()
+        return np.zeros((0, HIDDEN), dtype=np.float32)
     if weights.ndim == 2 and weights.shape[0] == FIRST_LAYOUT_ROWS:
         # A network of the first layout, before the attacked-piece and offer inputs: the
         # same function with zero weights for those inputs.
@@ -207,19 +254,22 @@ def network_score_with_attacks(pos, network, our_attacks, their_attacks):
     active = active_inputs_scratch()
     n = network_inputs_with_attacks(pos, active, our_attacks, their_attacks)
     hidden = network.shape[1]
-    accumulator = hidden_units_scratch()  # the rows added one by one, in the order of a NumPy sum
+    units = hidden_units_scratch()  # b1, then the active rows added in order, saturating
     for j in range(hidden):
-        accumulator[j] = network[ROW_B1, j]
-    if hidden == HIDDEN:
-        add_rows_of_default_width(network, active, np.int64(n), accumulator)
+        units[j] = network[ROW_B1, j]
+    if hidden == 32:
+        add_rows_32(network, active, np.int64(n), units)
+    elif hidden == 64:
+        add_rows_64(network, active, np.int64(n), units)
     else:
+        low = np.int32(-INT16_LIMIT - 1)
+        high = np.int32(INT16_LIMIT)
         for i in range(n):
             row = active[i]
             for j in range(hidden):
-                accumulator[j] += network[row, j]
-    total = network[ROW_B2, 0]
+                units[j] = min(max(np.int32(units[j]) + np.int32(network[row, j]), low), high)
+    total = np.int64(0)
     for j in range(hidden):
-        # Branch-free: a unit at or below 0 adds a zero, which leaves the total (its sign
-        # aside, and round() ignores that).
-        total += network[ROW_W2, j] * min(max(accumulator[j], np.float32(0.0)), np.float32(1.0))
-    return np.int64(round(total))
+        total += min(max(np.int64(units[j]), np.int64(0)), np.int64(HIDDEN_ONE)) * np.int64(network[ROW_W2, j])
+    scale = np.int64(HIDDEN_ONE * OUTPUT_ONE)
+    return np.int64(network[ROW_B2, 0]) + (total + scale // 2) // scale

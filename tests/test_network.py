@@ -372,6 +372,24 @@ def test_a_network_file_unpacks_to_the_parameters_it_was_packed_from():
         assert np.array_equal(again[key], value), key
 
 
+def test_widening_a_network_keeps_its_function_and_adds_units_that_can_learn():
+    """`widen`: the new units get random first-layer weights and zero output weights, so every
+    position scores as before; the old units are untouched."""
+    train_network = _tool("train_network")
+    weights = _random_network(seed=12)
+    params = train_network.unpack(weights)
+    wide = train_network.widen(params, HIDDEN + 16, seed=3)
+    assert wide["w1"].shape == (INPUTS + 1, HIDDEN + 16) and not wide["w2"][HIDDEN:].any()
+    assert np.array_equal(wide["w1"][:, :HIDDEN], params["w1"]) and wide["w1"][:INPUTS, HIDDEN:].std() > 0.01
+    assert not wide["w1"][INPUTS].any()  # the padding input stays zero
+    packed = train_network.pack(wide)
+    buffer = np.zeros(MAX_ACTIVE, dtype=np.int64)
+    for game in _random_games(10, seed=23):
+        active = buffer[:network_inputs(game.position(), buffer)].tolist()
+        assert abs(_reference_score(packed, active) - _reference_score(weights, active)) < 1e-3
+    assert train_network.widen(params, HIDDEN, seed=3) is params
+
+
 def test_fine_tuning_on_teacher_scores_starts_from_the_given_network(tmp_path):
     """`--init` starts from a network file and `--teacher-weight` blends the teacher's win
     chance into the target: the run reports the start network's loss and writes a network."""

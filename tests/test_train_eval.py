@@ -229,6 +229,33 @@ def test_parallel_chunks_give_the_same_data_on_any_number_of_workers(tmp_path):
     assert np.array_equal(two["games"][count:count + len(second["games"])], second["games"] + 3)
 
 
+def test_a_stopped_parallel_self_play_run_keeps_its_leading_finished_chunks(tmp_path):
+    """`play --chunk C`: the data file holds the finished leading chunks while the run goes on
+    (marked unfinished), so a run stopped by Ctrl-C or a time limit keeps those games."""
+    import signal
+    import subprocess
+    import time
+
+    out = tmp_path / "self.npz"
+    run = subprocess.Popen([sys.executable, str(ROOT / "tools" / "train_eval.py"), "play", "--games", "400",
+                            "--nodes", "100", "--seed", "5", "--chunk", "1", "--data", str(out)],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 240
+        while not out.exists() and time.monotonic() < deadline and run.poll() is None:
+            time.sleep(0.2)
+        assert out.exists()
+    finally:
+        run.send_signal(signal.SIGINT)
+        run.wait(timeout=60)
+    data = dict(np.load(out))
+    assert str(data["command"]).endswith("--seed 5 --chunk 1 (unfinished)")
+    games = sorted(set(data["games"].tolist()))
+    assert games[0] == 0 and games[-1] < 399  # chunk i is game i: the leading chunks, not all
+    first = train_eval.play(1, nodes=100, seed=5 * train_eval.CHUNK_SEED, report=lambda line: None)
+    assert np.array_equal(data["rows"][:len(first["rows"])], first["rows"])
+
+
 def test_a_dask_scheduler_plays_the_same_chunks(tmp_path):
     """`--cluster ADDRESS`: the chunks as tasks of a Dask scheduler (here one on 127.0.0.1 with
     in-process worker threads) give the data of local processes."""

@@ -20,7 +20,9 @@ file of the family, or to `--out`.
 chance sigmoid(score / K) plus (1 - W) times the result, where the score is the one the
 master build reported for the move it played (`play-teacher` records it) or a `label`
 score, and K is fitted so that sigmoid(score / K) best predicts the results.  `--init FILE`
-starts from a network file (fine-tuning) instead of random weights.
+starts from a network file (fine-tuning) instead of random weights; with `--hidden` above the
+file's units, the new units start with random first-layer weights and zero output weights,
+so the fit starts from the file's function.
 """
 
 from __future__ import annotations
@@ -98,6 +100,23 @@ def unpack(network: np.ndarray) -> dict:
 
     return {"w1": network[:INPUTS + 1].astype(np.float32), "b1": network[ROW_B1].astype(np.float32),
             "w2": network[ROW_W2].astype(np.float32), "b2": np.array([network[ROW_B2, 0]], dtype=np.float32)}
+
+
+def widen(params: dict, hidden: int, seed: int) -> dict:
+    """`params` with new hidden units appended up to `hidden`: random first-layer weights (the
+    scale of a fresh network's), zero biases and zero output weights, so the network still
+    computes the same function and the new units learn from there."""
+    have = params["w1"].shape[1]
+    if hidden <= have:
+        return params
+    rng = np.random.default_rng(seed)
+    extra = hidden - have
+    new_w1 = (rng.standard_normal((params["w1"].shape[0], extra)) * 0.05).astype(np.float32)
+    new_w1[-1] = 0.0  # the padding input
+    return {"w1": np.concatenate([params["w1"], new_w1], axis=1),
+            "b1": np.concatenate([params["b1"], np.zeros(extra, dtype=np.float32)]),
+            "w2": np.concatenate([params["w2"], np.zeros(extra, dtype=np.float32)]),
+            "b2": params["b2"].copy()}
 
 
 def train(active, linear, results, held_out, hidden: int, inputs: int, scale: float, epochs: int,
@@ -184,7 +203,7 @@ def main() -> int:
                         help="the family whose learned evaluation the network corrects (and whose file --out defaults to)")
     parser.add_argument("--out", help="the network file (default: the engine's file for --variant)")
     parser.add_argument("--scale", type=float, default=200.0, help="centipawns per logistic unit")
-    parser.add_argument("--hidden", type=int, default=HIDDEN, help="hidden units")
+    parser.add_argument("--hidden", type=int, default=None, help=f"hidden units (default: those of --init, else {HIDDEN})")
     parser.add_argument("--epochs", type=int, default=60)
     parser.add_argument("--batch", type=int, default=4096)
     parser.add_argument("--rate", type=float, default=5e-3)
@@ -226,9 +245,13 @@ def main() -> int:
         if not Path(args.init).is_file():
             parser.error(f"--init: no network file {args.init}")
         start = unpack(load_weights(args.init))
+        if args.hidden is not None and start["w1"].shape[1] > args.hidden:
+            parser.error(f"--init: {args.init} has {start['w1'].shape[1]} hidden units, more than --hidden {args.hidden}")
+        start = widen(start, args.hidden or 0, args.seed)  # more units than the file: new ones with zero output weights
         report(f"starting from {args.init}: held-out loss against the game results "
                f"{evaluate_loss(start, active[held_out], linear[held_out], game_results[held_out], INPUTS, args.scale):.5f}")
-    params, train_loss, test_loss = train(active, linear, results, held_out, args.hidden, INPUTS, args.scale,
+    hidden = args.hidden or (start["w1"].shape[1] if start is not None else HIDDEN)
+    params, train_loss, test_loss = train(active, linear, results, held_out, hidden, INPUTS, args.scale,
                                           args.epochs, args.batch, args.rate, args.l2, args.seed, report, start)
     command = (f"python3 tools/train_network.py --variant {args.variant} --hidden {params['w1'].shape[1]} --scale {args.scale} --epochs {args.epochs} --batch {args.batch} "
                f"--rate {args.rate} --l2 {args.l2} --seed {args.seed}{teacher_note}"

@@ -5,7 +5,8 @@
 # build's games from real match positions (tools/data/network-starts.fen.gz, 13,489 positions
 # of our games against it) and from random openings at 15,000 nodes (about 75 minutes more);
 # then the master build's games from new random openings (7.3 core-hours) and a fine-tuning
-# on those (about 10 minutes); last, our own self-play with our own search's scores.
+# on those (about 10 minutes); then our own self-play with our own search's scores; last, a
+# 64-unit network on more of our own self-play.
 #
 #   tools/make_network.sh PATH/fairy-stockfish-c19b5f6c [OUTDIR]
 #
@@ -75,4 +76,25 @@ cp "$out/third.npz" "$self/engine/search/eval_network.npz"
 (cd "$self" && python3 tools/train_eval.py play --captures --games 12000 --nodes 5000 --seed 401 \
     --workers 2 --chunk 100 --data "$out/self-401.npz")
 python3 tools/train_network.py --data "$out/self-401.npz" --init "$out/third.npz" --epochs 15 --rate 1e-3 \
-    --teacher-weight 0.5
+    --teacher-weight 0.5 --out "$out/fourth.npz"
+# Last: 64 hidden units in 16-bit integers.  The engine of 8981bd9 with the fourth network
+# plays itself at 6,000 nodes a move: 16,000 games (seed 402, about 21 minutes on two cores)
+# and four runs of about 4,900 games (seeds 403-406; they were stopped after 8 minutes on 16
+# cores, and a run keeps its leading chunks, so these game counts give the same data).  Then
+# the fourth network widened to 64 units (the new ones start with zero output weights) and
+# fitted 15 epochs, and 15 more from there.
+self="$out/engine-8981bd9"
+if [ ! -d "$self" ]; then
+    mkdir -p "$self.tmp" && git archive 8981bd9 | tar -x -C "$self.tmp" && mv "$self.tmp" "$self"
+fi
+cp "$out/fourth.npz" "$self/engine/search/eval_network.npz"
+data=""
+for run in 402:16000 403:4900 404:4900 405:5100 406:4700; do
+    seed=${run%%:*} games=${run##*:}
+    (cd "$self" && python3 tools/train_eval.py play --captures --games "$games" --nodes 6000 --seed "$seed" \
+        --workers "$(nproc)" --chunk 100 --data "$out/self-$seed.npz")
+    data="$data${data:+,}$out/self-$seed.npz"
+done
+python3 tools/train_network.py --data "$data" --init "$out/fourth.npz" --hidden 64 --epochs 15 --rate 1e-3 \
+    --teacher-weight 0.5 --out "$out/fifth.npz"
+python3 tools/train_network.py --data "$data" --init "$out/fifth.npz" --epochs 15 --rate 1e-3 --teacher-weight 0.5

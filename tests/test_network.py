@@ -294,6 +294,10 @@ def test_a_missing_file_is_no_network_and_a_bad_file_is_refused(tmp_path):
         big[row, 0] = value * 0.99
         np.savez(bad, network=big)
         assert load_network(bad).shape == (NETWORK_ROWS, 8)
+    big[ROW_W2, 1] = np.nan
+    np.savez(bad, network=big)
+    with pytest.raises(ValueError, match="finite"):
+        load_network(bad)
     wide = tmp_path / "wide.npz"  # the search's scratch space holds MAX_HIDDEN hidden units
     np.savez(wide, network=np.zeros((NETWORK_ROWS, MAX_HIDDEN + 1), dtype=np.float32))
     with pytest.raises(ValueError, match="at most"):

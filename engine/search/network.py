@@ -112,10 +112,13 @@ def load_network(path=ENGINE_NETWORK_PATH) -> np.ndarray:
 def quantize(weights: np.ndarray) -> np.ndarray:
     """float32 weights (NETWORK_ROWS x hidden units, the file's layout) as the kernels' int16
     array: W1 and b1 times HIDDEN_ONE, w2 times OUTPUT_ONE, b2 in centipawns, each rounded
-    to the nearest integer.  ValueError when one does not fit 16 bits (a W1 or b1 entry
-    beyond +-64, an output weight beyond +-511 centipawns, b2 beyond +-32,767)."""
+    to the nearest integer.  ValueError for a weight that is not finite or does not fit 16
+    bits (a W1 or b1 entry beyond +-64, an output weight beyond +-511 centipawns, b2 beyond
+    +-32,767)."""
     if weights.shape[0] == 0:
         return no_network()
+    if not np.isfinite(weights).all():
+        raise ValueError("a weight that is not a finite number")
     hidden = np.round(weights[:ROW_B1 + 1].astype(np.float64) * HIDDEN_ONE)
     output = np.round(weights[ROW_W2].astype(np.float64) * OUTPUT_ONE)
     bias = np.round(float(weights[ROW_B2, 0]))

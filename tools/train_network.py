@@ -102,6 +102,9 @@ def unpack(network: np.ndarray) -> dict:
             "w2": network[ROW_W2].astype(np.float32), "b2": np.array([network[ROW_B2, 0]], dtype=np.float32)}
 
 
+FRESH_WEIGHT_SCALE = 0.05  # the standard deviation of a new hidden unit's first-layer weights
+
+
 def widen(params: dict, hidden: int, seed: int) -> dict:
     """`params` with new hidden units appended up to `hidden`: random first-layer weights (the
     scale of a fresh network's), zero biases and zero output weights, so the network still
@@ -111,7 +114,7 @@ def widen(params: dict, hidden: int, seed: int) -> dict:
         return params
     rng = np.random.default_rng(seed)
     extra = hidden - have
-    new_w1 = (rng.standard_normal((params["w1"].shape[0], extra)) * 0.05).astype(np.float32)
+    new_w1 = (rng.standard_normal((params["w1"].shape[0], extra)) * FRESH_WEIGHT_SCALE).astype(np.float32)
     new_w1[-1] = 0.0  # the padding input
     return {"w1": np.concatenate([params["w1"], new_w1], axis=1),
             "b1": np.concatenate([params["b1"], np.zeros(extra, dtype=np.float32)]),
@@ -126,7 +129,7 @@ def train(active, linear, results, held_out, hidden: int, inputs: int, scale: fl
     `start` (parameters as `unpack` gives them) is the starting point instead of random weights."""
     rng = np.random.default_rng(seed)
     params = start if start is not None else {
-        "w1": (rng.standard_normal((inputs + 1, hidden)) * 0.05).astype(np.float32),
+        "w1": (rng.standard_normal((inputs + 1, hidden)) * FRESH_WEIGHT_SCALE).astype(np.float32),
         "b1": np.full(hidden, 0.25, dtype=np.float32),
         "w2": np.zeros(hidden, dtype=np.float32),
         "b2": np.zeros(1, dtype=np.float32),
@@ -257,11 +260,12 @@ def main() -> int:
                f"--rate {args.rate} --l2 {args.l2} --seed {args.seed}{teacher_note}"
                + (f" --init {Path(args.init).name}" if args.init else ""))
     out = Path(args.out) if args.out else NETWORK_PATHS[args.variant]
+    network = pack(params)
     try:
-        quantize(pack(params))  # the engine's kernels take the weights in 16-bit integers
+        quantize(network)  # the engine's kernels take the weights in 16-bit integers
     except ValueError as error:
         parser.error(f"the fitted network does not fit the engine's integers: {error}")
-    write_network(out, pack(params), data=str(data["command"]), fit=command,
+    write_network(out, network, data=str(data["command"]), fit=command,
                   positions=len(results), train_loss=train_loss, test_loss=test_loss, linear_test_loss=linear_loss)
     print(f"network: train loss {train_loss:.5f}, held-out loss {test_loss:.5f} "
           f"(linear alone {linear_loss:.5f}) -> {out}")

@@ -211,9 +211,9 @@ def test_the_shipped_networks_score_as_their_float_weights_within_a_centipawn_or
     assert max(errors) <= 3.0 and np.mean(errors) <= 1.0, (max(errors), np.mean(errors))
 
 
-@pytest.mark.parametrize("hidden", [HIDDEN, 64, HIDDEN + 16])
+@pytest.mark.parametrize("hidden", [HIDDEN, 64, 128, HIDDEN + 16])
 def test_score_adds_the_rows_in_16_bits_saturating_in_order(hidden):
-    """The widths summed in vector registers (32 and 64) and any other width (a plain loop)
+    """The widths summed in vector registers (32, 64 and 128) and any other width (a plain loop)
     give exactly the saturating 16-bit sums of the rows in order, also when sums saturate."""
     weights = _random_network(seed=6, hidden=hidden)
     weights[:ROW_B1 + 1] *= 30.0  # first-layer sums often past the 16 bits at HIDDEN_ONE

@@ -60,7 +60,7 @@ def intrinsics() -> dict:
 
 
 def _bit_intrinsics() -> dict:
-    """popcount, atomic_load, trailing_zeros, leading_zeros, prefetch, add_rows_32 and add_rows_64."""
+    """popcount, atomic_load, trailing_zeros, leading_zeros, prefetch, add_rows_32, add_rows_64 and add_rows_128."""
     load_numba()
     from llvmlite import ir
     from numba import types
@@ -117,7 +117,7 @@ def _bit_intrinsics() -> dict:
 
     return dict(popcount=popcount, atomic_load=atomic_load, trailing_zeros=trailing_zeros,
                 leading_zeros=leading_zeros, prefetch=prefetch, add_rows_32=_add_rows_intrinsic(32),
-                add_rows_64=_add_rows_intrinsic(64))
+                add_rows_64=_add_rows_intrinsic(64), add_rows_128=_add_rows_intrinsic(128))
 
 
 def _add_rows_intrinsic(width: int):

@@ -87,9 +87,10 @@ def _saturating_row_adder(width: int):
 
 # out[:width] += matrix[rows[i], :width] for each i < n, in order, by saturating int16
 # additions held in vector registers (engine.jit): the hidden layer's sums at the two widths
-# the shipped networks use.  Any other width takes the plain loop of the same additions.
+# a network may have.  Any other width takes the plain loop of the same additions.
 add_rows_32 = native("add_rows_32", _saturating_row_adder(32))
 add_rows_64 = native("add_rows_64", _saturating_row_adder(64))
+add_rows_128 = native("add_rows_128", _saturating_row_adder(128))
 FIRST_LAYOUT_ROWS = CAPTURING + 5  # the rows of a file with only the inputs up to CAPTURING
 
 
@@ -264,6 +265,8 @@ def network_score_with_attacks(pos, network, our_attacks, their_attacks):
         add_rows_32(network, active, np.int64(n), units)
     elif hidden == 64:
         add_rows_64(network, active, np.int64(n), units)
+    elif hidden == 128:
+        add_rows_128(network, active, np.int64(n), units)
     else:
         low = np.int32(-INT16_LIMIT - 1)
         high = np.int32(INT16_LIMIT)

@@ -86,8 +86,8 @@ def _saturating_row_adder(width: int):
 
 
 # out[:width] += matrix[rows[i], :width] for each i < n, in order, by saturating int16
-# additions held in vector registers (engine.jit): the hidden layer's sums at the two widths
-# a network may have.  Any other width takes the plain loop of the same additions.
+# additions held in vector registers (engine.jit): the hidden layer's sums at 32, 64 and 128
+# units.  Any other width takes the plain loop of the same additions.
 add_rows_32 = native("add_rows_32", _saturating_row_adder(32))
 add_rows_64 = native("add_rows_64", _saturating_row_adder(64))
 add_rows_128 = native("add_rows_128", _saturating_row_adder(128))

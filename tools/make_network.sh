@@ -21,10 +21,15 @@ cd "$(dirname "$0")/.."
 out=${2:-artifacts/network-data}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
-old="$out/engine-7e3e462"
-if [ ! -d "$old" ]; then
-    mkdir -p "$old.tmp" && git archive 7e3e462 | tar -x -C "$old.tmp" && mv "$old.tmp" "$old"
-fi
+# engine_at REV: the engine of commit REV, exported once into $out/engine-REV; prints its path.
+engine_at() {
+    dir="$out/engine-$1"
+    if [ ! -d "$dir" ]; then
+        mkdir -p "$dir.tmp" && git archive "$1" | tar -x -C "$dir.tmp" && mv "$dir.tmp" "$dir"
+    fi
+    echo "$dir"
+}
+old=$(engine_at 7e3e462)
 (cd "$old" && python3 tools/train_eval.py play --no-network --games 15000 --nodes 1500 --seed 11 --data "$out/self-11.npz") &
 first=$!
 python3 tools/train_eval.py play-teacher --teacher "$teacher" --games 12000 --teacher-nodes 3000 --seed 21 --data "$out/fsf-21.npz"
@@ -68,10 +73,7 @@ python3 tools/train_network.py --data "$out/fsf15k-51.npz,$out/fsf15k-52.npz,$ou
 # Last: labels from our own search.  The engine of d8c8764 with the network just made plays
 # itself at 5,000 nodes a move in two processes (its own score is the teacher column); 15
 # epochs with half the target its win chance (about 15 minutes of play on two cores).
-self="$out/engine-d8c8764"
-if [ ! -d "$self" ]; then
-    mkdir -p "$self.tmp" && git archive d8c8764 | tar -x -C "$self.tmp" && mv "$self.tmp" "$self"
-fi
+self=$(engine_at d8c8764)
 cp "$out/third.npz" "$self/engine/search/eval_network.npz"
 (cd "$self" && python3 tools/train_eval.py play --captures --games 12000 --nodes 5000 --seed 401 \
     --workers 2 --chunk 100 --data "$out/self-401.npz")
@@ -83,10 +85,7 @@ python3 tools/train_network.py --data "$out/self-401.npz" --init "$out/third.npz
 # cores, and a run keeps its leading chunks, so these game counts give the same data).  Then
 # the fourth network widened to 64 units (the new ones start with zero output weights) and
 # fitted 15 epochs, and 15 more from there.
-self="$out/engine-8981bd9"
-if [ ! -d "$self" ]; then
-    mkdir -p "$self.tmp" && git archive 8981bd9 | tar -x -C "$self.tmp" && mv "$self.tmp" "$self"
-fi
+self=$(engine_at 8981bd9)
 cp "$out/fourth.npz" "$self/engine/search/eval_network.npz"
 data=""
 for run in 402:16000 403:4900 404:4900 405:5100 406:4700; do

@@ -415,3 +415,16 @@ def test_fine_tuning_on_teacher_scores_starts_from_the_given_network(tmp_path):
     tuned = load_weights(out)
     assert tuned.shape == load_weights(ROOT / "engine" / "search" / "eval_network.npz").shape
     assert "--teacher-weight 0.5 --init eval_network.npz" in str(np.load(out)["fit"])
+
+
+def test_zero_epochs_is_one_usage_error_before_any_work(tmp_path):
+    """`--epochs 0` is refused with one usage line (exit 2), not a traceback after the data
+    are read, and no network file is written."""
+    import subprocess
+
+    out = tmp_path / "never.npz"
+    run = subprocess.run([sys.executable, str(ROOT / "tools" / "train_network.py"), "--data", str(tmp_path / "absent.npz"),
+                          "--epochs", "0", "--out", str(out)], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 2, run.stderr
+    assert "--epochs: at least 1" in run.stderr and "Traceback" not in run.stderr
+    assert not out.exists()

@@ -217,6 +217,8 @@ def main() -> int:
                         help="the target is this share of the teacher's win chance (data with a teacher column: "
                              "play-teacher scores or the label stage) plus the rest of the game's result")
     args = parser.parse_args()
+    if args.epochs < 1:
+        parser.error(f"--epochs: at least 1 (got {args.epochs}); the held-out losses are printed before the first epoch")
 
     def report(line: str) -> None:
         print(line, file=sys.stderr, flush=True)

@@ -29,6 +29,18 @@ engine_at() {
     fi
     echo "$dir"
 }
+# self_play DIR SEED:GAMES...: the engine in DIR plays itself at 6,000 nodes a move, one run
+# per seed (every core, chunks of 100 games); each run's file is added to $data.
+self_play() {
+    engine=$1
+    shift
+    for run in "$@"; do
+        seed=${run%%:*} games=${run##*:}
+        (cd "$engine" && python3 tools/train_eval.py play --captures --games "$games" --nodes 6000 --seed "$seed" \
+            --workers "$(nproc)" --chunk 100 --data "$out/self-$seed.npz")
+        data="$data${data:+,}$out/self-$seed.npz"
+    done
+}
 old=$(engine_at 7e3e462)
 (cd "$old" && python3 tools/train_eval.py play --no-network --games 15000 --nodes 1500 --seed 11 --data "$out/self-11.npz") &
 first=$!
@@ -88,12 +100,7 @@ python3 tools/train_network.py --data "$out/self-401.npz" --init "$out/third.npz
 self=$(engine_at 8981bd9)
 cp "$out/fourth.npz" "$self/engine/search/eval_network.npz"
 data=""
-for run in 402:16000 403:4900 404:4900 405:5100 406:4700; do
-    seed=${run%%:*} games=${run##*:}
-    (cd "$self" && python3 tools/train_eval.py play --captures --games "$games" --nodes 6000 --seed "$seed" \
-        --workers "$(nproc)" --chunk 100 --data "$out/self-$seed.npz")
-    data="$data${data:+,}$out/self-$seed.npz"
-done
+self_play "$self" 402:16000 403:4900 404:4900 405:5100 406:4700
 python3 tools/train_network.py --data "$data" --init "$out/fourth.npz" --hidden 64 --epochs 15 --rate 1e-3 \
     --teacher-weight 0.5 --out "$out/fifth.npz"
 python3 tools/train_network.py --data "$data" --init "$out/fifth.npz" --epochs 15 --rate 1e-3 --teacher-weight 0.5 \
@@ -105,10 +112,5 @@ python3 tools/train_network.py --data "$data" --init "$out/fifth.npz" --epochs 1
 self=$(engine_at 9552d3d)
 cp "$out/sixth.npz" "$self/engine/search/eval_network.npz"
 data="$out/self-402.npz"
-for run in 407:6800 408:6800 409:6800 410:6500 411:6600 412:3000 413:3000 414:2900 415:3100 416:3100; do
-    seed=${run%%:*} games=${run##*:}
-    (cd "$self" && python3 tools/train_eval.py play --captures --games "$games" --nodes 6000 --seed "$seed" \
-        --workers "$(nproc)" --chunk 100 --data "$out/self-$seed.npz")
-    data="$data,$out/self-$seed.npz"
-done
+self_play "$self" 407:6800 408:6800 409:6800 410:6500 411:6600 412:3000 413:3000 414:2900 415:3100 416:3100
 python3 tools/train_network.py --data "$data" --init "$out/sixth.npz" --epochs 15 --rate 1e-3 --teacher-weight 0.5

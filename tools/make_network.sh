@@ -6,7 +6,8 @@
 # of our games against it) and from random openings at 15,000 nodes (about 75 minutes more);
 # then the master build's games from new random openings (7.3 core-hours) and a fine-tuning
 # on those (about 10 minutes); then our own self-play with our own search's scores; then a
-# 64-unit network on more of our own self-play; last, that network on more of it again.
+# 64-unit network on more of our own self-play; then that network on more of it again; last,
+# on deeper self-play (16,000 nodes a move).
 #
 #   tools/make_network.sh PATH/fairy-stockfish-c19b5f6c [OUTDIR]
 #
@@ -29,14 +30,16 @@ engine_at() {
     fi
     echo "$dir"
 }
-# self_play DIR SEED:GAMES...: the engine in DIR plays itself at 6,000 nodes a move, one run
-# per seed (every core, chunks of 100 games); each run's file is added to $data.
+# self_play DIR SEED:GAMES...: the engine in DIR plays itself at $nodes nodes a move (6,000
+# unless set), one run per seed (every core, chunks of 100 games); each run's file is added
+# to $data.
+nodes=6000
 self_play() {
     engine=$1
     shift
     for run in "$@"; do
         seed=${run%%:*} games=${run##*:}
-        (cd "$engine" && python3 tools/train_eval.py play --captures --games "$games" --nodes 6000 --seed "$seed" \
+        (cd "$engine" && python3 tools/train_eval.py play --captures --games "$games" --nodes "$nodes" --seed "$seed" \
             --workers "$(nproc)" --chunk 100 --data "$out/self-$seed.npz")
         data="$data${data:+,}$out/self-$seed.npz"
     done
@@ -113,4 +116,13 @@ self=$(engine_at 9552d3d)
 cp "$out/sixth.npz" "$self/engine/search/eval_network.npz"
 data="$out/self-402.npz"
 self_play "$self" 407:6800 408:6800 409:6800 410:6500 411:6600 412:3000 413:3000 414:2900 415:3100 416:3100
-python3 tools/train_network.py --data "$data" --init "$out/sixth.npz" --epochs 15 --rate 1e-3 --teacher-weight 0.5
+python3 tools/train_network.py --data "$data" --init "$out/sixth.npz" --epochs 15 --rate 1e-3 --teacher-weight 0.5 \
+    --out "$out/seventh.npz"
+# Last: deeper self-play.  The engine of 256ad28 with the seventh network plays itself at
+# 16,000 nodes a move, 12,000 games (seed 417, about 35 minutes on two cores); then 15 epochs
+# from the seventh network on every self-play file so far.
+self=$(engine_at 256ad28)
+cp "$out/seventh.npz" "$self/engine/search/eval_network.npz"
+nodes=16000
+self_play "$self" 417:12000
+python3 tools/train_network.py --data "$data" --init "$out/seventh.npz" --epochs 15 --rate 1e-3 --teacher-weight 0.5

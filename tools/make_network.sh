@@ -30,13 +30,11 @@ engine_at() {
     fi
     echo "$dir"
 }
-# self_play DIR SEED:GAMES...: the engine in DIR plays itself at $nodes nodes a move (6,000
-# unless set), one run per seed (every core, chunks of 100 games); each run's file is added
-# to $data.
-nodes=6000
+# self_play DIR NODES SEED:GAMES...: the engine in DIR plays itself at NODES nodes a move,
+# one run per seed (every core, chunks of 100 games); each run's file is added to $data.
 self_play() {
-    engine=$1
-    shift
+    engine=$1 nodes=$2
+    shift 2
     for run in "$@"; do
         seed=${run%%:*} games=${run##*:}
         (cd "$engine" && python3 tools/train_eval.py play --captures --games "$games" --nodes "$nodes" --seed "$seed" \
@@ -103,7 +101,7 @@ python3 tools/train_network.py --data "$out/self-401.npz" --init "$out/third.npz
 self=$(engine_at 8981bd9)
 cp "$out/fourth.npz" "$self/engine/search/eval_network.npz"
 data=""
-self_play "$self" 402:16000 403:4900 404:4900 405:5100 406:4700
+self_play "$self" 6000 402:16000 403:4900 404:4900 405:5100 406:4700
 python3 tools/train_network.py --data "$data" --init "$out/fourth.npz" --hidden 64 --epochs 15 --rate 1e-3 \
     --teacher-weight 0.5 --out "$out/fifth.npz"
 python3 tools/train_network.py --data "$data" --init "$out/fifth.npz" --epochs 15 --rate 1e-3 --teacher-weight 0.5 \
@@ -115,7 +113,7 @@ python3 tools/train_network.py --data "$data" --init "$out/fifth.npz" --epochs 1
 self=$(engine_at 9552d3d)
 cp "$out/sixth.npz" "$self/engine/search/eval_network.npz"
 data="$out/self-402.npz"
-self_play "$self" 407:6800 408:6800 409:6800 410:6500 411:6600 412:3000 413:3000 414:2900 415:3100 416:3100
+self_play "$self" 6000 407:6800 408:6800 409:6800 410:6500 411:6600 412:3000 413:3000 414:2900 415:3100 416:3100
 python3 tools/train_network.py --data "$data" --init "$out/sixth.npz" --epochs 15 --rate 1e-3 --teacher-weight 0.5 \
     --out "$out/seventh.npz"
 # Last: deeper self-play.  The engine of 256ad28 with the seventh network plays itself at
@@ -123,6 +121,5 @@ python3 tools/train_network.py --data "$data" --init "$out/sixth.npz" --epochs 1
 # from the seventh network on every self-play file so far.
 self=$(engine_at 256ad28)
 cp "$out/seventh.npz" "$self/engine/search/eval_network.npz"
-nodes=16000
-self_play "$self" 417:12000
+self_play "$self" 16000 417:12000
 python3 tools/train_network.py --data "$data" --init "$out/seventh.npz" --epochs 15 --rate 1e-3 --teacher-weight 0.5

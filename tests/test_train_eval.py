@@ -256,6 +256,42 @@ def test_a_stopped_parallel_self_play_run_keeps_its_leading_finished_chunks(tmp_
     assert np.array_equal(data["rows"][:len(first["rows"])], first["rows"])
 
 
+def test_seconds_stops_starting_chunks_and_its_command_gives_the_same_data(tmp_path):
+    """`play --seconds S`: no chunk starts after S seconds, those started finish, and the file
+    holds the leading finished chunks under a command that names the games they played;
+    that command, run without `--seconds`, plays the same data again."""
+    import re
+    import subprocess
+
+    def run(name: str, *extra: str) -> dict:
+        out = tmp_path / f"{name}.npz"
+        subprocess.run([sys.executable, str(ROOT / "tools" / "train_eval.py"), "play", "--nodes", "100",
+                        "--seed", "6", "--chunk", "2", "--data", str(out), *extra],
+                       check=True, capture_output=True, timeout=300)
+        return dict(np.load(out))
+
+    timed = run("timed", "--games", "2000", "--seconds", "2")
+    command = str(timed["command"])
+    assert "unfinished" not in command and "--seconds" not in command
+    played = int(re.search(r"--games (\d+) ", command).group(1))
+    assert 0 < played < 2000 and played % 2 == 0
+    assert sorted(set(timed["games"].tolist()))[-1] < played
+    again = run("again", "--games", str(played))
+    assert str(again["command"]) == command
+    for key in ("rows", "results", "plies", "games", "teacher"):
+        assert np.array_equal(timed[key], again[key]), key
+
+
+def test_seconds_must_be_positive(tmp_path, capsys, monkeypatch):
+    """`--seconds 0` is one usage line, before any game is played."""
+    out = tmp_path / "none.npz"
+    monkeypatch.setattr(sys, "argv", ["train_eval.py", "play", "--seconds", "0", "--data", str(out)])
+    with pytest.raises(SystemExit) as stop:
+        train_eval.main()
+    assert stop.value.code == 2 and "--seconds: more than 0" in capsys.readouterr().err
+    assert not out.exists()
+
+
 def test_a_dask_scheduler_plays_the_same_chunks(tmp_path):
     """`--cluster ADDRESS`: the chunks as tasks of a Dask scheduler (here one on 127.0.0.1 with
     in-process worker threads) give the data of local processes."""

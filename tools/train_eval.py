@@ -9,7 +9,7 @@
     python3 tools/train_eval.py merge --data A.npz,B.npz[,...] --out ALL.npz
     python3 tools/train_eval.py fit --data artifacts/evaldata.npz --out engine/search/eval_weights.json
     python3 tools/train_eval.py play-teacher --variant losers ... ; fit --variant losers --data ...
-    python3 tools/train_eval.py play|play-teacher ... --workers 16 [--chunk 100]
+    python3 tools/train_eval.py play|play-teacher ... --workers 16 [--chunk 100] [--seconds 3600]
     python3 tools/train_eval.py play|play-teacher ... --cluster tcp://HOST:8786 [--chunk 100]
 
 `--variant` (default antichess) names the rule set the games are played and the weights
@@ -37,7 +37,11 @@ plus `dask worker ADDRESS` processes on machines that have this package installe
 `play` and `play-teacher` in chunks of `--chunk` games (100) side by side; chunk i is
 seeded SEED * CHUNK_SEED + i, so the data depend on the seed and the chunk size, not on
 where or on how many workers they were played (`--chunk` alone: the same chunks in one
-process).  Without any of the three, one process plays one seeded run.
+process).  `--seconds S` (chunked too) starts no chunk after S seconds: the chunks under way
+finish, the file holds the leading finished ones, and its command names the games they
+played, so that command gives the same data again; a run's file is rewritten with the
+leading finished chunks at most every 30 s while it plays, so one stopped otherwise keeps
+them too.  Without any of these, one process plays one seeded run.
 `label`: a UCI teacher's score for each position.  `fit`: the features of `engine.search.evaluation.losing_features` for each position, then a
 logistic (Texel) fit of the weights: the evaluation in centipawns, through
 1 / (1 + exp(-score / SCALE)), should predict the result; L2-regularised, full-batch
@@ -170,15 +174,20 @@ def _chunk(stage: str, index: int, games: int, seed: int, options: dict) -> dict
 
 
 def generate(stage: str, games: int, seed: int, workers: int = 1, cluster: str | None = None,
-             chunk: int = 100, report=print, checkpoint=None, **options) -> dict[str, np.ndarray]:
+             chunk: int = 100, report=print, checkpoint=None, seconds: float | None = None,
+             checkpoint_seconds: float = 30.0, **options) -> dict[str, np.ndarray]:
     """`play` or `play_teacher` (`stage`, with its keyword `options`) over `games` games in
     chunks of `chunk` games side by side: on `workers` local processes, or as tasks of the
     Dask scheduler at `cluster` (e.g. tcp://HOST:8786, whose workers have this package
     installed).  Chunk i is seeded `seed * CHUNK_SEED + i` (with play-teacher `starts`, it
     plays its own slice of them), and the chunks are joined in order with the games
     renumbered, so the data depend on `seed` and `chunk` only, never on the workers or
-    where they run.  `checkpoint` gets the data of the leading finished chunks whenever
-    that prefix grows."""
+    where they run.  `checkpoint` gets the data of the leading finished chunks when that
+    prefix has grown, at most once every `checkpoint_seconds` (the prefix is rewritten whole,
+    so a checkpoint after every chunk would cost more than the games on many workers).
+    With `seconds`, no chunk starts after that many seconds; the chunks already started
+    finish, and the data are those of the leading finished chunks: the same data as a run
+    of that many games (`games_of`)."""
     starts = options.pop("starts", None)
     if starts is not None:
         games = min(games, len(starts))
@@ -191,7 +200,16 @@ def generate(stage: str, games: int, seed: int, workers: int = 1, cluster: str |
         tasks.append((stage, index, size, seed, task_options))
     results: dict[int, dict[str, np.ndarray]] = {}
     started = time.perf_counter()
-    joined = 0
+    deadline = None if seconds is None else started + seconds
+    joined = 0  # the leading finished chunks
+    saved = 0  # the leading chunks the last checkpoint held
+    last_save = -float("inf")
+
+    def save(now: float) -> None:
+        nonlocal saved, last_save
+        if checkpoint is not None and saved < joined < len(sizes):
+            checkpoint(_join([results[i] for i in range(joined)], chunk))
+            saved, last_save = joined, now
 
     def finished(index: int, data: dict[str, np.ndarray]) -> None:
         nonlocal joined
@@ -199,28 +217,60 @@ def generate(stage: str, games: int, seed: int, workers: int = 1, cluster: str |
         done = sum(sizes[i] for i in results)
         report(f"{done}/{games} games, {sum(len(d['rows']) for d in results.values())} positions, "
                f"{time.perf_counter() - started:.0f} s")
-        prefix = joined
-        while prefix in results:
-            prefix += 1
-        if checkpoint is not None and prefix > joined and prefix < len(sizes):
-            checkpoint(_join([results[i] for i in range(prefix)], chunk))
-        joined = prefix
+        while joined in results:
+            joined += 1
+        now = time.perf_counter()
+        if now - last_save >= checkpoint_seconds:
+            save(now)
+
+    def remaining() -> float | None:
+        return None if deadline is None else max(0.0, deadline - time.perf_counter())
 
     if cluster:
-        from distributed import Client, as_completed
+        from distributed import Client, wait
 
         with Client(cluster, timeout=30) as client:
             futures = {client.submit(_chunk, *task, pure=False): task[1] for task in tasks}
-            for future in as_completed(futures):
-                finished(futures[future], future.result())
+            pending = set(futures)
+            while pending:
+                try:
+                    done, pending = wait(pending, timeout=remaining(), return_when="FIRST_COMPLETED")
+                except TimeoutError:
+                    done = set()
+                for future in done:
+                    finished(futures[future], future.result())
+                if deadline is not None and time.perf_counter() >= deadline:
+                    client.cancel(list(pending))  # a task in flight is dropped: the prefix rule keeps the data whole
+                    break
     else:
         import concurrent.futures
 
         with concurrent.futures.ProcessPoolExecutor(max_workers=workers) as pool:
             futures = {pool.submit(_chunk, *task): task[1] for task in tasks}
-            for future in concurrent.futures.as_completed(futures):
-                finished(futures[future], future.result())
-    return _join([results[i] for i in range(len(sizes))], chunk)
+            pending = set(futures)
+            try:
+                while pending:
+                    done, pending = concurrent.futures.wait(pending, timeout=remaining(),
+                                                            return_when=concurrent.futures.FIRST_COMPLETED)
+                    for future in done:
+                        finished(futures[future], future.result())
+                    if deadline is not None and time.perf_counter() >= deadline:
+                        # Chunks not yet handed to a worker are dropped; those started finish.
+                        pending = {future for future in pending if not future.cancel()}
+                        deadline = None
+            except BaseException:  # Ctrl-C: keep what finished, start nothing more
+                pool.shutdown(wait=False, cancel_futures=True)
+                save(time.perf_counter())
+                raise
+    return _join([results[i] for i in range(joined)], chunk)
+
+
+def games_of(data: dict[str, np.ndarray], chunk: int) -> int:
+    """The games a `generate` run's data hold (whole chunks of `chunk` games): one past the
+    last game with a kept position, rounded up to a whole chunk."""
+    if len(data["games"]) == 0:
+        return 0
+    return -(-(int(data["games"].max()) + 1) // chunk) * chunk
 
 
 def _join(parts: list[dict[str, np.ndarray]], chunk: int) -> dict[str, np.ndarray]:
@@ -558,6 +608,9 @@ def main() -> int:
                              "one seeded run)")
     parser.add_argument("--cluster", default=None,
                         help="play, play-teacher: the chunks as tasks of this Dask scheduler (tcp://HOST:8786)")
+    parser.add_argument("--seconds", type=float, default=None,
+                        help="play, play-teacher: start no chunk after this many seconds; the file holds the "
+                             "chunks finished, and its command names the games they played")
     parser.add_argument("--chunk", type=int, default=None,
                         help="play, play-teacher: games per chunk (chunk i's seed is SEED * "
                              f"{CHUNK_SEED} + i; default 100 with --workers or --cluster)")
@@ -572,7 +625,9 @@ def main() -> int:
                         help="fit: the target is this share of the teacher's win chance plus the rest of the result")
     args = parser.parse_args()
     data_path = Path(args.data.split(",")[0])
-    parallel = args.cluster is not None or (args.workers or 1) > 1 or args.chunk is not None
+    parallel = args.cluster is not None or (args.workers or 1) > 1 or args.chunk is not None or args.seconds is not None
+    if args.seconds is not None and args.seconds <= 0:
+        parser.error(f"--seconds: more than 0 (got {args.seconds:g})")
     chunk = args.chunk or 100
     chunked = f" --chunk {chunk}" if parallel else ""
     if args.stage in ("play", "all"):
@@ -584,11 +639,14 @@ def main() -> int:
             checkpoint = lambda partial: save_data(data_path, command + " (unfinished)", partial)  # noqa: E731
             data = generate("play", args.games, args.seed, workers=args.workers or 1, cluster=args.cluster,
                             chunk=chunk, report=lambda line: print(line, file=sys.stderr), checkpoint=checkpoint,
-                            **options)
+                            seconds=args.seconds, **options)
+            played = min(args.games, games_of(data, chunk))
+            command = command.replace(f" --games {args.games} ", f" --games {played} ", 1)
         else:
             data = play(args.games, seed=args.seed, report=lambda line: print(line, file=sys.stderr), **options)
+            played = args.games
         save_data(data_path, command, data)
-        print(f"{len(data['rows'])} positions from {args.games} games -> {data_path}")
+        print(f"{len(data['rows'])} positions from {played} games -> {data_path}")
     if args.stage == "starts":
         if not args.pgn or not args.out:
             parser.error("starts needs --pgn FILES and --out FILE")
@@ -610,7 +668,9 @@ def main() -> int:
                        variant=args.variant)
         if parallel:
             data = generate("play-teacher", args.games, args.seed, workers=args.workers or 1, cluster=args.cluster,
-                            chunk=chunk, report=report, checkpoint=checkpoint, **options)
+                            chunk=chunk, report=report, checkpoint=checkpoint, seconds=args.seconds, **options)
+            played = min(args.games, len(starts) if starts is not None else args.games, games_of(data, chunk))
+            command = command.replace(f" --games {args.games} ", f" --games {played} ", 1)
         else:
             data = play_teacher(games=args.games, seed=args.seed, report=report, checkpoint=checkpoint, **options)
         save_data(data_path, command, data)

@@ -304,6 +304,24 @@ def test_a_dask_scheduler_plays_the_same_chunks(tmp_path):
         assert np.array_equal(remote[key], local[key]), key
 
 
+def test_seconds_on_a_dask_scheduler_keeps_the_leading_finished_chunks():
+    """`generate(..., cluster=ADDRESS, seconds=S)`: the tasks not finished at S seconds are
+    cancelled, and the data are the leading finished chunks: chunk i played alone with its
+    own seed, joined in order."""
+    distributed = pytest.importorskip("distributed")
+    options = dict(nodes=100, network=True, captures=False, variant="antichess")
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, protocol="tcp",
+                                  host="127.0.0.1", dashboard_address=None) as cluster:
+        timed = train_eval.generate("play", 2000, 7, cluster=cluster.scheduler_address, chunk=2,
+                                    report=lambda line: None, seconds=6, **options)
+    played = train_eval.games_of(timed, 2)
+    assert 0 < played < 2000
+    local = train_eval._join([train_eval.play(2, seed=7 * train_eval.CHUNK_SEED + i, report=lambda line: None, **options)
+                              for i in range(played // 2)], 2)
+    for key in ("rows", "results", "plies", "games", "teacher"):
+        assert np.array_equal(timed[key], local[key]), key
+
+
 def test_generate_hands_over_the_leading_finished_chunks():
     """`checkpoint` gets the joined data of the chunks finished in order, each a prefix."""
     parts = {i: {"rows": np.full((i + 1, 24), i, dtype=np.uint64), "results": np.full(i + 1, 0.5),

@@ -183,8 +183,8 @@ def generate(stage: str, games: int, seed: int, workers: int = 1, cluster: str |
     plays its own slice of them), and the chunks are joined in order with the games
     renumbered, so the data depend on `seed` and `chunk` only, never on the workers or
     where they run.  `checkpoint` gets the data of the leading finished chunks when that
-    prefix has grown, at most once every `checkpoint_seconds` (the prefix is rewritten whole,
-    so a checkpoint after every chunk would cost more than the games on many workers).
+    prefix has grown, at most once every `checkpoint_seconds` (the whole prefix is written
+    each time: after every chunk, on many workers, that would keep this process busy).
     With `seconds`, no chunk starts after that many seconds; the chunks already started
     finish, and the data are those of the leading finished chunks: the same data as a run
     of that many games (`games_of`)."""

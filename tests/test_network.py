@@ -21,7 +21,7 @@ from engine.search.network import (
     ATTACKED_BY_THEM, ATTACKED_BY_US, CAPTURING, ENGINE_NETWORK_PATH, FIRST_LAYOUT_ROWS, HIDDEN, INPUTS, MAX_ACTIVE,
     HIDDEN_ONE, MAX_HIDDEN, NETWORK_PATHS, NETWORK_ROWS, NETWORKS, OUR_OFFERS, OURS, OURS_EN_PRISE, OUTPUT_ONE, PADDING, ROW_B1,
     ROW_B2, ROW_W2, THEIR_OFFERS, THEIRS, THEIRS_EN_PRISE, load_network, load_weights, network_inputs, network_score,
-    no_network, quantize,
+    mirrored_inputs, no_network, quantize,
 )
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -392,6 +392,57 @@ def test_widening_a_network_keeps_its_function_and_adds_units_that_can_learn():
         active = buffer[:network_inputs(game.position(), buffer)].tolist()
         assert abs(_reference_score(packed, active) - _reference_score(weights, active)) < 1e-3
     assert train_network.widen(params, HIDDEN, seed=3) is params
+
+
+def test_a_mirrored_position_has_the_mirrored_inputs_and_the_same_linear_score():
+    """The board mirrored left to right by python-chess (files a <-> h) has exactly the inputs
+    `mirrored_inputs` maps the original's to, and the same linear score: what
+    `train_network.py --mirror` trains on is the mirror image's true input and target."""
+    table = mirrored_inputs()
+    assert sorted(table) == list(range(INPUTS + 1)) and all(table[table] == np.arange(INPUTS + 1))
+    assert table[CAPTURING] == CAPTURING and table[PADDING] == PADDING and table[OURS] == OURS + 7
+    buffer = np.zeros(MAX_ACTIVE, dtype=np.int64)
+    checked = 0
+    for game in _random_games(60, seed=31):
+        board = chess.Board(game.fen())
+        image = Game("antichess", board.transform(chess.flip_horizontal).fen())
+        inputs = sorted(table[buffer[:network_inputs(game.position(), buffer)]].tolist())
+        assert sorted(buffer[:network_inputs(image.position(), buffer)].tolist()) == inputs, game.fen()
+        scores = []
+        for each in (game, image):
+            with each.kernel_rows(4) as (stack, mlist, idx, rules):
+                moves_difference, forcing = losing_terms(stack, np.int64(idx), rules, mlist)
+                scores.append(learned_score(stack[idx], np.int64(moves_difference), forcing))
+        assert scores[0] == scores[1], game.fen()
+        checked += board.transform(chess.flip_horizontal).fen() != board.fen()
+    assert checked >= 50
+
+
+def test_mirror_adds_the_training_positions_mirror_images_only():
+    """`with_mirror_images` appends each training position's image with its linear score and
+    targets; held-out positions get none, so the held-out loss is that of played positions."""
+    train_network = _tool("train_network")
+    buffer = np.zeros(MAX_ACTIVE, dtype=np.int64)
+    active = np.full((6, MAX_ACTIVE), PADDING, dtype=np.int16)
+    for i, game in enumerate(_random_games(6, seed=33)):
+        n = network_inputs(game.position(), buffer)
+        active[i, :n] = buffer[:n]
+    linear = np.arange(6, dtype=np.float32)
+    results = np.array([1, 0, 0.5, 1, 0, 1], dtype=np.float32)
+    held_out = np.array([True, False, False, True, False, False])
+    grown = train_network.with_mirror_images(active, linear, results, 1 - results, held_out)
+    assert [len(part) for part in grown] == [10] * 5
+    assert np.array_equal(grown[0][6:], mirrored_inputs()[active[~held_out]])
+    assert list(grown[1][6:]) == [1, 2, 4, 5] and list(grown[2][6:]) == [0, 0.5, 0, 1]
+    assert list(grown[3][6:]) == [1, 0.5, 1, 0] and not grown[4][6:].any() and list(grown[4][:6]) == list(held_out)
+
+
+def test_mirror_is_refused_for_losers(tmp_path):
+    import subprocess
+
+    run = subprocess.run([sys.executable, str(ROOT / "tools" / "train_network.py"), "--data", str(tmp_path / "absent.npz"),
+                          "--variant", "losers", "--mirror"], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 2 and "--mirror: only for the antichess family" in run.stderr, run.stderr
 
 
 def test_fine_tuning_on_teacher_scores_starts_from_the_given_network(tmp_path):

@@ -23,6 +23,11 @@ score, and K is fitted so that sigmoid(score / K) best predicts the results.  `-
 starts from a network file (fine-tuning) instead of random weights; with `--hidden` above the
 file's units, the new units start with random first-layer weights and zero output weights,
 so the fit starts from the file's function.
+
+`--mirror` (antichess family) also trains on every training position mirrored left to
+right (files a <-> h, `engine.search.network.mirrored_inputs`) with the same linear score and
+target: antichess has no castling, so the mirror image has the same value.  Held-out games
+are not mirrored, so the held-out losses stay those of the played positions.
 """
 
 from __future__ import annotations
@@ -64,6 +69,18 @@ def prepare(rows: np.ndarray, variant: str = "antichess") -> tuple[np.ndarray, n
         n = network_inputs(stack[0], buffer)
         active[i, :n] = buffer[:n]
     return linear, active
+
+
+def with_mirror_images(active, linear, results, game_results, held_out):
+    """The arrays with each training position's mirror image appended (`mirrored_inputs`:
+    the same linear score, target and result); the images are training positions."""
+    from engine.search.network import mirrored_inputs
+
+    train = ~held_out
+    images = mirrored_inputs()[active[train]].astype(active.dtype)
+    return (np.concatenate([active, images]), np.concatenate([linear, linear[train]]),
+            np.concatenate([results, results[train]]), np.concatenate([game_results, game_results[train]]),
+            np.concatenate([held_out, np.zeros(int(train.sum()), dtype=bool)]))
 
 
 def dense(active: np.ndarray, inputs: int) -> np.ndarray:
@@ -213,12 +230,16 @@ def main() -> int:
     parser.add_argument("--l2", type=float, default=1e-6)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--init", help="start from this network file (e.g. engine/search/eval_network.npz) instead of random weights")
+    parser.add_argument("--mirror", action="store_true",
+                        help="also train on each training position mirrored left to right (antichess family)")
     parser.add_argument("--teacher-weight", type=float, default=0.0,
                         help="the target is this share of the teacher's win chance (data with a teacher column: "
                              "play-teacher scores or the label stage) plus the rest of the game's result")
     args = parser.parse_args()
     if args.epochs < 1:
         parser.error(f"--epochs: at least 1 (got {args.epochs}); the held-out losses are printed before the first epoch")
+    if args.mirror and args.variant != "antichess":
+        parser.error(f"--mirror: only for the antichess family ({args.variant} has castling, which a mirror image breaks)")
 
     def report(line: str) -> None:
         print(line, file=sys.stderr, flush=True)
@@ -242,6 +263,10 @@ def main() -> int:
         teacher_note = f" --teacher-weight {args.teacher_weight}"
         report(f"teacher scale {k:.1f} cp per logistic unit")
     held_out = data["games"] % 10 == 0
+    if args.mirror:
+        active, linear, results, game_results, held_out = with_mirror_images(
+            active, linear, results, game_results, held_out)
+        report(f"{int((~held_out).sum())} training positions with their mirror images")
     linear_loss = cross_entropy(1.0 / (1.0 + np.exp(-linear[held_out] / args.scale)), results[held_out])
     report(f"{len(results)} positions prepared in {time.perf_counter() - started:.0f} s; "
            f"linear evaluation alone: held-out loss {linear_loss:.5f}")
@@ -259,7 +284,7 @@ def main() -> int:
     params, train_loss, test_loss = train(active, linear, results, held_out, hidden, INPUTS, args.scale,
                                           args.epochs, args.batch, args.rate, args.l2, args.seed, report, start)
     command = (f"python3 tools/train_network.py --variant {args.variant} --hidden {params['w1'].shape[1]} --scale {args.scale} --epochs {args.epochs} --batch {args.batch} "
-               f"--rate {args.rate} --l2 {args.l2} --seed {args.seed}{teacher_note}"
+               f"--rate {args.rate} --l2 {args.l2} --seed {args.seed}{teacher_note}" + (" --mirror" if args.mirror else "")
                + (f" --init {Path(args.init).name}" if args.init else ""))
     out = Path(args.out) if args.out else NETWORK_PATHS[args.variant]
     network = pack(params)
@@ -268,7 +293,7 @@ def main() -> int:
     except ValueError as error:
         parser.error(f"the fitted network does not fit the engine's integers: {error}")
     write_network(out, network, data=str(data["command"]), fit=command,
-                  positions=len(results), train_loss=train_loss, test_loss=test_loss, linear_test_loss=linear_loss)
+                  positions=len(data["rows"]), train_loss=train_loss, test_loss=test_loss, linear_test_loss=linear_loss)
     print(f"network: train loss {train_loss:.5f}, held-out loss {test_loss:.5f} "
           f"(linear alone {linear_loss:.5f}) -> {out}")
     if args.teacher_weight > 0:

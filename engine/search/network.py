@@ -161,6 +161,20 @@ NETWORKS = {family: load_network(path) for family, path in NETWORK_PATHS.items()
 NETWORK = NETWORKS["antichess"]  # the antichess family's
 
 
+def mirrored_inputs() -> np.ndarray:
+    """For each input index (the padding included), the index of the same input on the board
+    mirrored left to right (file a <-> file h): in every block of squares the square's file
+    is reversed (square ^ 7, the blocks starting 64 apart from OURS and from OURS_EN_PRISE),
+    and `capturing` and the padding stay.  Antichess's rules have no castling and are
+    symmetric that way, so a position and its mirror image have the same value and the same
+    linear score (its piece-square tables are mirrored onto files a-d): the fit can learn
+    from both (`tools/train_network.py --mirror`)."""
+    table = np.arange(INPUTS + 1, dtype=np.int64)
+    for start, stop in ((OURS, CAPTURING), (OURS_EN_PRISE, INPUTS)):
+        table[start:stop] = start + (np.arange(stop - start) ^ 7)
+    return table
+
+
 def network_for(learned_evaluation: int) -> np.ndarray:
     """The network of a rule set, by its kernel field R_LEARNED_EVALUATION (an index of
     engine.rules.rulesets.LEARNED_NAMES): its family's shipped network, or none."""

@@ -437,6 +437,23 @@ def test_mirror_adds_the_training_positions_mirror_images_only():
     assert list(grown[3][6:]) == [1, 0.5, 1, 0] and not grown[4][6:].any() and list(grown[4][:6]) == list(held_out)
 
 
+def test_mirror_fits_on_twice_the_training_positions_and_says_so_in_the_file(tmp_path):
+    import subprocess
+
+    train_eval = _tool("train_eval")
+    data = train_eval.play(12, 200, seed=9, report=lambda line: None)
+    path = tmp_path / "data.npz"
+    np.savez_compressed(path, command=np.array("test"), **data)
+    out = tmp_path / "mirrored.npz"
+    run = subprocess.run([sys.executable, str(ROOT / "tools" / "train_network.py"), "--data", str(path), "--mirror",
+                          "--epochs", "1", "--batch", "64", "--out", str(out)], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    training = int((data["games"] % 10 != 0).sum())
+    assert f"{2 * training} training positions with their mirror images" in run.stderr
+    notes = np.load(out)
+    assert "--mirror" in str(notes["fit"]) and int(notes["positions"]) == len(data["rows"])
+
+
 def test_mirror_is_refused_for_losers(tmp_path):
     import subprocess
 

@@ -263,13 +263,13 @@ def main() -> int:
         teacher_note = f" --teacher-weight {args.teacher_weight}"
         report(f"teacher scale {k:.1f} cp per logistic unit")
     held_out = data["games"] % 10 == 0
+    linear_loss = cross_entropy(1.0 / (1.0 + np.exp(-linear[held_out] / args.scale)), results[held_out])
+    report(f"{len(results)} positions prepared in {time.perf_counter() - started:.0f} s; "
+           f"linear evaluation alone: held-out loss {linear_loss:.5f}")
     if args.mirror:
         active, linear, results, game_results, held_out = with_mirror_images(
             active, linear, results, game_results, held_out)
         report(f"{int((~held_out).sum())} training positions with their mirror images")
-    linear_loss = cross_entropy(1.0 / (1.0 + np.exp(-linear[held_out] / args.scale)), results[held_out])
-    report(f"{len(results)} positions prepared in {time.perf_counter() - started:.0f} s; "
-           f"linear evaluation alone: held-out loss {linear_loss:.5f}")
     start = None
     if args.init:
         if not Path(args.init).is_file():

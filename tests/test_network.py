@@ -394,6 +394,17 @@ def test_widening_a_network_keeps_its_function_and_adds_units_that_can_learn():
     assert train_network.widen(params, HIDDEN, seed=3) is params
 
 
+def _self_play_file(tmp_path, teacher: bool = False):
+    """(data, path): 12 self-play games at 200 nodes a move written as a `play` file, with a
+    made-up teacher column when asked."""
+    data = _tool("train_eval").play(12, 200, seed=9, report=lambda line: None)
+    if teacher:
+        data["teacher"] = np.linspace(-300, 300, len(data["rows"]))
+    path = tmp_path / "data.npz"
+    np.savez_compressed(path, command=np.array("test"), **data)
+    return data, path
+
+
 def test_a_mirrored_position_has_the_mirrored_inputs_and_the_same_linear_score():
     """The board mirrored left to right by python-chess (files a <-> h) has exactly the inputs
     `mirrored_inputs` maps the original's to, and the same linear score: what
@@ -405,7 +416,8 @@ def test_a_mirrored_position_has_the_mirrored_inputs_and_the_same_linear_score()
     checked = 0
     for game in _random_games(60, seed=31):
         board = chess.Board(game.fen())
-        image = Game("antichess", board.transform(chess.flip_horizontal).fen())
+        flipped = board.transform(chess.flip_horizontal)
+        image = Game("antichess", flipped.fen())
         inputs = sorted(table[buffer[:network_inputs(game.position(), buffer)]].tolist())
         assert sorted(buffer[:network_inputs(image.position(), buffer)].tolist()) == inputs, game.fen()
         scores = []
@@ -414,7 +426,7 @@ def test_a_mirrored_position_has_the_mirrored_inputs_and_the_same_linear_score()
                 moves_difference, forcing = losing_terms(stack, np.int64(idx), rules, mlist)
                 scores.append(learned_score(stack[idx], np.int64(moves_difference), forcing))
         assert scores[0] == scores[1], game.fen()
-        checked += board.transform(chess.flip_horizontal).fen() != board.fen()
+        checked += flipped.fen() != board.fen()
     assert checked >= 50
 
 
@@ -440,10 +452,7 @@ def test_mirror_adds_the_training_positions_mirror_images_only():
 def test_mirror_fits_on_twice_the_training_positions_and_says_so_in_the_file(tmp_path):
     import subprocess
 
-    train_eval = _tool("train_eval")
-    data = train_eval.play(12, 200, seed=9, report=lambda line: None)
-    path = tmp_path / "data.npz"
-    np.savez_compressed(path, command=np.array("test"), **data)
+    data, path = _self_play_file(tmp_path)
     out = tmp_path / "mirrored.npz"
     run = subprocess.run([sys.executable, str(ROOT / "tools" / "train_network.py"), "--data", str(path), "--mirror",
                           "--epochs", "1", "--batch", "64", "--out", str(out)], capture_output=True, text=True, timeout=300)
@@ -467,11 +476,7 @@ def test_fine_tuning_on_teacher_scores_starts_from_the_given_network(tmp_path):
     chance into the target: the run reports the start network's loss and writes a network."""
     import subprocess
 
-    train_eval = _tool("train_eval")
-    data = train_eval.play(12, 200, seed=9, report=lambda line: None)
-    data["teacher"] = np.linspace(-300, 300, len(data["rows"]))
-    path = tmp_path / "data.npz"
-    np.savez_compressed(path, command=np.array("test"), **data)
+    _, path = _self_play_file(tmp_path, teacher=True)
     out = tmp_path / "tuned.npz"
     run = subprocess.run([sys.executable, str(ROOT / "tools" / "train_network.py"), "--data", str(path),
                           "--init", str(ROOT / "engine" / "search" / "eval_network.npz"), "--teacher-weight", "0.5",

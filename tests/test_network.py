@@ -394,6 +394,14 @@ def test_widening_a_network_keeps_its_function_and_adds_units_that_can_learn():
     assert train_network.widen(params, HIDDEN, seed=3) is params
 
 
+def _train_network(*args, timeout=300):
+    """tools/train_network.py run in a fresh interpreter with `args`; its CompletedProcess (text output)."""
+    import subprocess
+
+    return subprocess.run([sys.executable, str(ROOT / "tools" / "train_network.py"), *map(str, args)],
+                          capture_output=True, text=True, timeout=timeout)
+
+
 def _self_play_file(tmp_path, teacher: bool = False):
     """(data, path): 12 self-play games at 200 nodes a move written as a `play` file, with a
     made-up teacher column when asked."""
@@ -450,12 +458,9 @@ def test_mirror_adds_the_training_positions_mirror_images_only():
 
 
 def test_mirror_fits_on_twice_the_training_positions_and_says_so_in_the_file(tmp_path):
-    import subprocess
-
     data, path = _self_play_file(tmp_path)
     out = tmp_path / "mirrored.npz"
-    run = subprocess.run([sys.executable, str(ROOT / "tools" / "train_network.py"), "--data", str(path), "--mirror",
-                          "--epochs", "1", "--batch", "64", "--out", str(out)], capture_output=True, text=True, timeout=300)
+    run = _train_network("--data", path, "--mirror", "--epochs", 1, "--batch", 64, "--out", out)
     assert run.returncode == 0, run.stderr
     training = int((data["games"] % 10 != 0).sum())
     assert f"{2 * training} training positions with their mirror images" in run.stderr
@@ -464,24 +469,17 @@ def test_mirror_fits_on_twice_the_training_positions_and_says_so_in_the_file(tmp
 
 
 def test_mirror_is_refused_for_losers(tmp_path):
-    import subprocess
-
-    run = subprocess.run([sys.executable, str(ROOT / "tools" / "train_network.py"), "--data", str(tmp_path / "absent.npz"),
-                          "--variant", "losers", "--mirror"], capture_output=True, text=True, timeout=120)
+    run = _train_network("--data", tmp_path / "absent.npz", "--variant", "losers", "--mirror", timeout=120)
     assert run.returncode == 2 and "--mirror: only for the antichess family" in run.stderr, run.stderr
 
 
 def test_fine_tuning_on_teacher_scores_starts_from_the_given_network(tmp_path):
     """`--init` starts from a network file and `--teacher-weight` blends the teacher's win
     chance into the target: the run reports the start network's loss and writes a network."""
-    import subprocess
-
     _, path = _self_play_file(tmp_path, teacher=True)
     out = tmp_path / "tuned.npz"
-    run = subprocess.run([sys.executable, str(ROOT / "tools" / "train_network.py"), "--data", str(path),
-                          "--init", str(ROOT / "engine" / "search" / "eval_network.npz"), "--teacher-weight", "0.5",
-                          "--epochs", "2", "--batch", "64", "--out", str(out)],
-                         capture_output=True, text=True, timeout=300)
+    run = _train_network("--data", path, "--init", ROOT / "engine" / "search" / "eval_network.npz",
+                         "--teacher-weight", "0.5", "--epochs", 2, "--batch", 64, "--out", out)
     assert run.returncode == 0, run.stderr
     assert "teacher scale" in run.stderr and "starting from" in run.stderr
     assert "against the game results alone" in run.stdout
@@ -493,11 +491,8 @@ def test_fine_tuning_on_teacher_scores_starts_from_the_given_network(tmp_path):
 def test_zero_epochs_is_one_usage_error_before_any_work(tmp_path):
     """`--epochs 0` is refused with one usage line (exit 2), not a traceback after the data
     are read, and no network file is written."""
-    import subprocess
-
     out = tmp_path / "never.npz"
-    run = subprocess.run([sys.executable, str(ROOT / "tools" / "train_network.py"), "--data", str(tmp_path / "absent.npz"),
-                          "--epochs", "0", "--out", str(out)], capture_output=True, text=True, timeout=120)
+    run = _train_network("--data", tmp_path / "absent.npz", "--epochs", 0, "--out", out, timeout=120)
     assert run.returncode == 2, run.stderr
     assert "--epochs: at least 1" in run.stderr and "Traceback" not in run.stderr
     assert not out.exists()

@@ -89,8 +89,14 @@ for line in sys.stdin:
         for move in moves:
             board.push_uci(move)
         plies = len(moves)
+    elif words[:1] == ["ucinewgame"] and len(sys.argv) > 1:
+        with open(sys.argv[1], "a") as log:  # a log of what it was asked, when given one
+            print("new", file=log)
     elif words[:1] == ["go"]:
         move = sorted(board.legal_moves, key=lambda m: m.uci())[0]
+        if len(sys.argv) > 1:
+            with open(sys.argv[1], "a") as log:
+                print(board.fen(), "|", move.uci(), file=log)
         print(f"info depth 1 score cp {plies} nodes 1 pv {move.uci()}")
         print(f"info depth 2 score cp {7 * plies} nodes 2 pv {move.uci()}")
         print(f"bestmove {move.uci()}", flush=True)
@@ -108,6 +114,36 @@ def test_play_teacher_records_the_teachers_last_score_for_each_kept_position(tmp
                                    report=lambda line: None, captures=True)
     assert len(data["teacher"]) == len(data["rows"]) > 0
     assert np.array_equal(data["teacher"], 7.0 * data["plies"])
+
+
+def test_play_against_an_engine_alternates_colours_and_keeps_both_sides_positions(tmp_path):
+    """`play(against=...)`: the other engine moves for Black in even-numbered games and for
+    White in odd ones, its moves are the ones played, and the positions before and after them
+    are kept like any other (a choice of moves), each with our own search's score."""
+    script, log = tmp_path / "teacher.py", tmp_path / "asked.log"
+    script.write_text(FAKE_TEACHER)
+    data = train_eval.play(4, 300, seed=5, report=lambda line: None, captures=True,
+                           against=f"{sys.executable} {script} {log}", against_nodes=10)
+    asked = log.read_text().split("new\n")[1:]
+    assert len(asked) == 4
+    for number, text in enumerate(asked):
+        rows = {tuple(row) for row in data["rows"][data["games"] == number]}
+        checked = 0
+        for line in text.splitlines():
+            fen, _, uci = line.partition(" | ")
+            before = Game("antichess", fen=fen)
+            assert before.turn == ("black" if number % 2 == 0 else "white")
+            if len(before.legal_moves()) >= 2:
+                assert tuple(before.position()) in rows
+                checked += 1
+            before.push(uci)
+            if before.outcome() is None and len(before.legal_moves()) >= 2:
+                assert tuple(before.position()) in rows  # the game went on from the engine's move
+                checked += 1
+        assert checked > 0
+    # Every score is our search's, not the fake engine's 7 x plies.
+    assert len(data["teacher"]) == len(data["rows"])
+    assert not np.array_equal(data["teacher"], 7.0 * data["plies"])
 
 
 def test_teacher_scores_are_centipawns_and_mates_beyond_every_evaluation():

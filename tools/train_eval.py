@@ -3,6 +3,7 @@
 
     python3 tools/train_eval.py all [--games 4000] [--nodes 1500] [--seed 1]
     python3 tools/train_eval.py play --games N --nodes N [--no-network] --data artifacts/evaldata.npz
+    python3 tools/train_eval.py play --against PATH --teacher-nodes N --games N --nodes N --data FILE
     python3 tools/train_eval.py play-teacher --teacher PATH --games N --teacher-nodes N --data FILE
     python3 tools/train_eval.py starts --pgn A.pgn[,B.pgn...] --plies 6-40 --out starts.fen
     python3 tools/train_eval.py play-teacher --teacher PATH --starts starts.fen --games N ...
@@ -23,7 +24,11 @@ side to move has at least two legal moves and no capture) is kept with the game'
 the side to move's point of view (1 win, 0.5 draw, 0 loss); games longer than 300 plies are
 draws; each kept position also gets the engine's own score there (the "teacher" column: labels
 from our own search).  `--no-network` plays without the evaluation network
-(engine/search/network.py), as every version before it did.  `play-teacher`: the same with a UCI engine (e.g. Fairy-Stockfish)
+(engine/search/network.py), as every version before it did.  `play --against PATH`: our
+engine against a UCI engine at `--teacher-nodes` nodes a move instead of against itself, our
+engine White in even-numbered games and Black in odd ones; the results then say how our
+positions fare against that engine's play, and our search still scores every kept position,
+whichever side moves.  `play-teacher`: the same with a UCI engine (e.g. Fairy-Stockfish)
 playing both sides at a fixed node count, refereed by the project's rules; its results carry
 the stronger engine's judgment (tools/train_network.py fits the network on both kinds), and
 each kept position also gets the score the engine reported for the move it played there (a
@@ -133,13 +138,20 @@ def _progress(number: int, games: int, columns: dict[str, list], started: float,
 
 
 def play(games: int, nodes: int, seed: int, report=print, network: bool = True,
-         captures: bool = False, variant: str = "antichess") -> dict[str, np.ndarray]:
+         captures: bool = False, variant: str = "antichess", against: str | None = None,
+         against_nodes: int = 5000) -> dict[str, np.ndarray]:
     """Self-play `games` antichess games; the quiet positions with their results (with
     `captures`, also those where the side to move must capture and has a choice), and as the
     "teacher" column the engine's own score there (its search at `nodes` nodes).  With
-    `network` False the engine plays without its evaluation network (engine.search.network)."""
+    `network` False the engine plays without its evaluation network (engine.search.network).
+    With `against` (a UCI engine's command) the other side is that engine at `against_nodes`
+    nodes a move, our engine White in even-numbered games and Black in odd ones; our search
+    still gives every kept position its score, whichever side moves there."""
+    from contextlib import nullcontext
+
     from engine import Game, Limits, Searcher
     from engine.search.network import no_network
+    from tournaments.judge import FixedNodeJudge
 
     rng = random.Random(seed)
     searcher = Searcher(hash_mb=16)
@@ -147,17 +159,25 @@ def play(games: int, nodes: int, seed: int, report=print, network: bool = True,
         searcher.network = no_network()
     columns: dict[str, list] = {"rows": [], "results": [], "plies": [], "games": []}
     started = time.perf_counter()
-    def choose(game):
-        result = searcher.search(game, Limits(nodes=nodes, proof=False))
-        return result.best_move, _own_centipawns(result.info)
+    with FixedNodeJudge(against, variant, against_nodes) if against else nullcontext() as opponent:
+        for number in range(games):
+            game = Game(variant)
+            start_fen = game.fen()
+            _random_plies(game, rng)
+            searcher.new_game()
+            if opponent is not None:
+                opponent.new_game(start_fen)
+            ours = "white" if number % 2 == 0 else "black"
 
-    for number in range(games):
-        game = Game(variant)
-        _random_plies(game, rng)
-        searcher.new_game()
-        kept, scores = _play_out(game, choose, captures, search_single=True)
-        _collect(game, kept, number, columns, scores)
-        _progress(number, games, columns, started, report)
+            def choose(game):
+                result = searcher.search(game, Limits(nodes=nodes, proof=False))
+                if opponent is None or game.turn == ours:
+                    return result.best_move, _own_centipawns(result.info)
+                return opponent.search([move.uci() for move in game.move_stack]).text, _own_centipawns(result.info)
+
+            kept, scores = _play_out(game, choose, captures, search_single=True)
+            _collect(game, kept, number, columns, scores)
+            _progress(number, games, columns, started, report)
     return _as_arrays(columns)
 
 
@@ -601,7 +621,12 @@ def main() -> int:
     parser.add_argument("--l2", type=float, default=1e-7)
     parser.add_argument("--steps", type=int, default=3000)
     parser.add_argument("--teacher", help="label: a UCI engine that knows antichess (its path)")
-    parser.add_argument("--teacher-nodes", type=int, default=5000, help="label: the teacher's nodes per position")
+    parser.add_argument("--teacher-nodes", type=int, default=5000,
+                        help="label: the teacher's nodes per position; play-teacher, play --against: that "
+                             "engine's nodes a move")
+    parser.add_argument("--against", default=None,
+                        help="play: the other side is this UCI engine (its path) at --teacher-nodes nodes a move, "
+                             "our engine White and Black in turn; our search still scores every kept position")
     parser.add_argument("--workers", type=int, default=None,
                         help="label: teacher processes side by side (default 2); play, play-teacher: "
                              "processes playing chunks of --chunk games side by side (default 1: one process, "
@@ -631,9 +656,12 @@ def main() -> int:
     chunk = args.chunk or 100
     chunked = f" --chunk {chunk}" if parallel else ""
     if args.stage in ("play", "all"):
-        options = dict(nodes=args.nodes, network=not args.no_network, captures=args.captures, variant=args.variant)
+        options = dict(nodes=args.nodes, network=not args.no_network, captures=args.captures, variant=args.variant,
+                       against=args.against, against_nodes=args.teacher_nodes)
         command = (f"python3 tools/train_eval.py play --variant {args.variant} --games {args.games} --nodes {args.nodes} --seed {args.seed}"
-                   + (" --no-network" if args.no_network else "") + (" --captures" if args.captures else "") + chunked)
+                   + (" --no-network" if args.no_network else "") + (" --captures" if args.captures else "")
+                   + (f" --against {Path(args.against).name} --teacher-nodes {args.teacher_nodes}" if args.against else "")
+                   + chunked)
         if parallel:
             # A run stopped early (Ctrl-C, a time limit) leaves the games of its leading finished chunks.
             checkpoint = lambda partial: save_data(data_path, command + " (unfinished)", partial)  # noqa: E731

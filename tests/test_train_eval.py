@@ -146,6 +146,23 @@ def test_play_against_an_engine_alternates_colours_and_keeps_both_sides_position
     assert not np.array_equal(data["teacher"], 7.0 * data["plies"])
 
 
+def test_an_engine_failing_in_a_worker_process_reaches_the_caller_whole(tmp_path):
+    """A chunk whose engine dies reaches the parent as the worker's EngineFailure, kind and
+    detail (not a broken process pool that hides what happened): one error line, status 1."""
+    script = tmp_path / "teacher.py"
+    script.write_text(FAKE_TEACHER.replace('elif words[:1] == ["go"]:', 'elif words[:1] == ["go"] and plies >= 12:\n'
+                                           '        sys.exit(3)\n    elif words[:1] == ["go"]:'))
+    import subprocess
+
+    done = subprocess.run([sys.executable, str(ROOT / "tools" / "train_eval.py"), "play-teacher", "--teacher",
+                           f"{sys.executable} {script}", "--games", "2", "--teacher-nodes", "10", "--seed", "4",
+                           "--workers", "2", "--chunk", "1", "--data", str(tmp_path / "out.npz")],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 1
+    assert done.stderr.strip().splitlines() == [done.stderr.strip()]  # one line, no traceback
+    assert done.stderr.startswith("train_eval.py: error: an engine failed: crash: ")
+
+
 def test_teacher_scores_are_centipawns_and_mates_beyond_every_evaluation():
     from engine import scaled_from_uci
 

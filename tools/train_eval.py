@@ -765,5 +765,18 @@ def main() -> int:
     return 0
 
 
+def run() -> int:
+    """`main`, with an engine's failure (a teacher or opponent that crashed, stalled or broke
+    the protocol) one error line and exit status 1."""
+    from tournaments.engines import EngineFailure
+
+    try:
+        return main()
+    except EngineFailure as failure:
+        print(f"train_eval.py: error: an engine failed: {failure} (a chunked run's file keeps its leading "
+              "finished chunks)", file=sys.stderr)
+        return 1
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run())

@@ -53,6 +53,11 @@ class EngineFailure(Exception):
         self.kind = kind
         self.detail = detail
 
+    def __reduce__(self):
+        # Pickled as its two arguments, so that a worker process's failure (a process pool's
+        # task) reaches the parent whole, with its kind and detail.
+        return type(self), (self.kind, self.detail)
+
 
 class ConfigError(ValueError):
     """An engine or tournament setting that cannot be used."""

@@ -159,8 +159,19 @@ def test_an_engine_failing_in_a_worker_process_reaches_the_caller_whole(tmp_path
                            "--workers", "2", "--chunk", "1", "--data", str(tmp_path / "out.npz")],
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 1
-    assert done.stderr.strip().splitlines() == [done.stderr.strip()]  # one line, no traceback
-    assert done.stderr.startswith("train_eval.py: error: an engine failed: crash: ")
+    assert "Traceback" not in done.stderr
+    assert done.stderr.strip().splitlines()[-1].startswith("train_eval.py: error: an engine failed: crash: ")
+
+
+def test_against_is_refused_outside_play(tmp_path):
+    import subprocess
+
+    done = subprocess.run([sys.executable, str(ROOT / "tools" / "train_eval.py"), "play-teacher", "--teacher",
+                           "x", "--against", "y", "--data", str(tmp_path / "out.npz")],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2
+    assert "--against: only for play" in done.stderr
+    assert not (tmp_path / "out.npz").exists()
 
 
 def test_teacher_scores_are_centipawns_and_mates_beyond_every_evaluation():

@@ -653,6 +653,8 @@ def main() -> int:
     parallel = args.cluster is not None or (args.workers or 1) > 1 or args.chunk is not None or args.seconds is not None
     if args.seconds is not None and args.seconds <= 0:
         parser.error(f"--seconds: more than 0 (got {args.seconds:g})")
+    if args.against and args.stage not in ("play", "all"):
+        parser.error(f"--against: only for play (the opponent of our engine), not {args.stage}")
     chunk = args.chunk or 100
     chunked = f" --chunk {chunk}" if parallel else ""
     if args.stage in ("play", "all"):

@@ -17,6 +17,14 @@ train_eval = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(train_eval)
 
 
+def _train_eval(*args, timeout: float = 300) -> "subprocess.CompletedProcess[str]":
+    """tools/train_eval.py run as a command with `args`; its output captured as text."""
+    import subprocess
+
+    return subprocess.run([sys.executable, str(ROOT / "tools" / "train_eval.py"), *map(str, args)],
+                          capture_output=True, text=True, timeout=timeout)
+
+
 def _load_tool(name: str):
     """A script of tools/ loaded as a module."""
     spec = importlib.util.spec_from_file_location(name, ROOT / "tools" / f"{name}.py")
@@ -152,23 +160,15 @@ def test_an_engine_failing_in_a_worker_process_reaches_the_caller_whole(tmp_path
     script = tmp_path / "teacher.py"
     script.write_text(FAKE_TEACHER.replace('elif words[:1] == ["go"]:', 'elif words[:1] == ["go"] and plies >= 12:\n'
                                            '        sys.exit(3)\n    elif words[:1] == ["go"]:'))
-    import subprocess
-
-    done = subprocess.run([sys.executable, str(ROOT / "tools" / "train_eval.py"), "play-teacher", "--teacher",
-                           f"{sys.executable} {script}", "--games", "2", "--teacher-nodes", "10", "--seed", "4",
-                           "--workers", "2", "--chunk", "1", "--data", str(tmp_path / "out.npz")],
-                          capture_output=True, text=True, timeout=300)
+    done = _train_eval("play-teacher", "--teacher", f"{sys.executable} {script}", "--games", 2, "--teacher-nodes", 10,
+                       "--seed", 4, "--workers", 2, "--chunk", 1, "--data", tmp_path / "out.npz")
     assert done.returncode == 1
     assert "Traceback" not in done.stderr
     assert done.stderr.strip().splitlines()[-1].startswith("train_eval.py: error: an engine failed: crash: ")
 
 
 def test_against_is_refused_outside_play(tmp_path):
-    import subprocess
-
-    done = subprocess.run([sys.executable, str(ROOT / "tools" / "train_eval.py"), "play-teacher", "--teacher",
-                           "x", "--against", "y", "--data", str(tmp_path / "out.npz")],
-                          capture_output=True, text=True, timeout=120)
+    done = _train_eval("play-teacher", "--teacher", "x", "--against", "y", "--data", tmp_path / "out.npz", timeout=120)
     assert done.returncode == 2
     assert "--against: only for play" in done.stderr
     assert not (tmp_path / "out.npz").exists()
@@ -259,14 +259,11 @@ def test_play_teacher_checkpoints_the_games_finished_so_far(tmp_path):
 
 
 def _play_teacher_cli(tmp_path, name: str, *extra: str) -> dict:
-    import subprocess
-
     script = tmp_path / "teacher.py"
     script.write_text(FAKE_TEACHER)
     out = tmp_path / f"{name}.npz"
-    subprocess.run([sys.executable, str(ROOT / "tools" / "train_eval.py"), "play-teacher", "--teacher",
-                    f"{sys.executable} {script}", "--games", "7", "--teacher-nodes", "10", "--seed", "3",
-                    "--captures", "--data", str(out), *extra], check=True, capture_output=True, timeout=300)
+    _train_eval("play-teacher", "--teacher", f"{sys.executable} {script}", "--games", 7, "--teacher-nodes", 10,
+                "--seed", 3, "--captures", "--data", out, *extra).check_returncode()
     return dict(np.load(out))
 
 
@@ -325,13 +322,10 @@ def test_seconds_stops_starting_chunks_and_its_command_gives_the_same_data(tmp_p
     holds the leading finished chunks under a command that names the games they played;
     that command, run without `--seconds`, plays the same data again."""
     import re
-    import subprocess
 
     def run(name: str, *extra: str) -> dict:
         out = tmp_path / f"{name}.npz"
-        subprocess.run([sys.executable, str(ROOT / "tools" / "train_eval.py"), "play", "--nodes", "100",
-                        "--seed", "6", "--chunk", "2", "--data", str(out), *extra],
-                       check=True, capture_output=True, timeout=300)
+        _train_eval("play", "--nodes", 100, "--seed", 6, "--chunk", 2, "--data", out, *extra).check_returncode()
         return dict(np.load(out))
 
     timed = run("timed", "--games", "2000", "--seconds", "2")

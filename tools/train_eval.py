@@ -171,9 +171,9 @@ def play(games: int, nodes: int, seed: int, report=print, network: bool = True,
 
             def choose(game):
                 result = searcher.search(game, Limits(nodes=nodes, proof=False))
-                if opponent is None or game.turn == ours:
-                    return result.best_move, _own_centipawns(result.info)
-                return opponent.search([move.uci() for move in game.move_stack]).text, _own_centipawns(result.info)
+                move = (result.best_move if opponent is None or game.turn == ours
+                        else opponent.search([played.uci() for played in game.move_stack]).text)
+                return move, _own_centipawns(result.info)
 
             kept, scores = _play_out(game, choose, captures, search_single=True)
             _collect(game, kept, number, columns, scores)

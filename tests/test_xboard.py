@@ -304,9 +304,16 @@ def test_analyze_mode_follows_the_board_and_exits():
         assert all(Game("antichess").is_legal(move) for move in _first_moves(lines))
 
         fen = "8/8/8/8/8/2p5/1p6/2B5 w - - 0 1"  # Bxb2 is forced
+        mark = engine.mark()
         engine.send(f"setboard {fen}")
-        lines = _thinking_after(engine, _pong_index(engine, 4), 1)
-        assert set(_first_moves(lines)) == {"c1b2"}
+        # This small position's analysis can reach its last depth before the ping below is
+        # read, so its lines are looked for from the setboard on: lines of the start position
+        # may come first, and from the first Bxb2 on every line must start with it.
+        engine.wait_for(lambda line: bool(POST_RE.match(line)) and _first_moves([line]) == ["c1b2"],
+                        timeout=20, start=mark)
+        _pong_index(engine, 4)
+        moves = _first_moves([line for line in engine.output[mark:] if POST_RE.match(line)])
+        assert set(moves[moves.index("c1b2"):]) == {"c1b2"}
 
         engine.send("new")  # back to chess from its start, still analysing
         lines = _thinking_after(engine, _pong_index(engine, 5), 2)

@@ -312,7 +312,7 @@ def test_analyze_mode_follows_the_board_and_exits():
         engine.wait_for(lambda line: bool(POST_RE.match(line)) and _first_moves([line]) == ["c1b2"],
                         timeout=20, start=mark)
         _pong_index(engine, 4)
-        moves = _first_moves([line for line in engine.output[mark:] if POST_RE.match(line)])
+        moves = _first_moves(_thinking_after(engine, mark))
         assert set(moves[moves.index("c1b2"):]) == {"c1b2"}
 
         engine.send("new")  # back to chess from its start, still analysing

@@ -181,3 +181,33 @@ def test_a_wrong_promotion_piece_is_named_as_such():
     mit = Game("mit-antichess", "7k/p3P3/8/8/8/8/1P6/K7 w - - 0 1")
     with pytest.raises(IllegalMoveError, match="promotion piece not allowed"):
         mit.push("e7e8n")
+
+
+@pytest.mark.parametrize("variant", ["chess", "antichess"])
+def test_insufficient_material_agrees_with_python_chess(variant):
+    # Random sparse positions of minor pieces (and now and then a pawn), judged by
+    # python-chess (the reference) and by the rule kernel behind Game.outcome.
+    chess = pytest.importorskip("chess")
+    import chess.variant
+
+    board_class = chess.Board if variant == "chess" else chess.variant.AntichessBoard
+    rng = random.Random(7)
+    seen = {True: 0, False: 0}
+    for _ in range(600):
+        board = board_class(None)
+        squares = rng.sample([s for s in chess.SQUARES if chess.square_rank(s) not in (0, 7)], 6)
+        if variant == "chess":
+            board.set_piece_at(squares.pop(), chess.Piece(chess.KING, chess.WHITE))
+            board.set_piece_at(squares.pop(), chess.Piece(chess.KING, chess.BLACK))
+        for _ in range(rng.randint(1, 4)):
+            kind = rng.choice([chess.BISHOP, chess.BISHOP, chess.BISHOP, chess.KNIGHT, chess.PAWN])
+            board.set_piece_at(squares.pop(), chess.Piece(kind, rng.choice([chess.WHITE, chess.BLACK])))
+        if not board.is_valid():
+            continue
+        expected = board.is_insufficient_material()
+        outcome = Game(variant, board.fen()).outcome()
+        if outcome is not None and outcome.reason != "insufficient material":
+            continue  # a rule ending (no move, no pieces) comes first
+        assert (outcome is not None) == expected, board.fen()
+        seen[expected] += 1
+    assert seen[True] >= 20 and seen[False] >= 20

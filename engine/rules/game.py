@@ -12,11 +12,8 @@ import numpy as np
 
 from .attacks import check_state
 from .movegen import gen_legal, legal_moves, make_move
-from .status import game_status, perft
-from .bitboards import (
-    BISHOP, KNIGHT, MAX_MOVES, OCC, P_HALFMOVE, P_KEY, P_PLY, P_SIDE, PAWN, PIECE_LETTERS,
-    POS_SIZE, QUEEN, ROOK, DARK_SQUARES,
-)
+from .status import game_status, insufficient_material, perft
+from .bitboards import MAX_MOVES, OCC, P_HALFMOVE, P_KEY, P_PLY, P_SIDE, PIECE_LETTERS, POS_SIZE
 from .notation import parse_square, square_name
 from .pgn import game_pgn
 from .san import parse_san, san
@@ -336,29 +333,7 @@ class Game:
 
     def _insufficient_material(self) -> bool:
         """The rule set's insufficient-material draw (python-chess's definitions)."""
-        kind = self.rules.insufficient_material
-        row = self._row()
-        dark = int(DARK_SQUARES)
-        if kind == "opposite-bishops":
-            white, black = int(row[OCC]), int(row[8 + OCC])
-            bishops = int(row[BISHOP]) | int(row[8 + BISHOP])
-            if not white or not black or (white | black) != bishops:
-                return False
-            white_one_colour = not white & dark or not white & ~dark
-            black_one_colour = not black & dark or not black & ~dark
-            return white_one_colour and black_one_colour and bool(white & dark) != bool(black & dark)
-        if kind != "fide":
-            return False
-        heavy = 0
-        for color in (0, 1):
-            heavy |= int(row[color * 8 + PAWN]) | int(row[color * 8 + ROOK]) | int(row[color * 8 + QUEEN])
-        if heavy:
-            return False
-        knights = int(row[KNIGHT]) | int(row[8 + KNIGHT])
-        bishops = int(row[BISHOP]) | int(row[8 + BISHOP])
-        if (knights | bishops).bit_count() <= 1:
-            return True
-        return not knights and (not bishops & dark or not bishops & ~dark)
+        return bool(insufficient_material(self._row(), self._rules_array))
 
     # -- perft -------------------------------------------------------------------------
 

@@ -28,6 +28,7 @@ _VALUE_NAMES = {LOSS: "loss", DRAW: "draw", WIN: "win", PIECE_COUNT: "piece-coun
 # antichess weights and network (rule sets where every pseudo-legal move is legal), "losers"
 # the losers weights (compulsory capture with a royal king).
 LEARNED_NAMES = ("", "antichess", "losers")
+INSUFFICIENT_KINDS = ("none", "fide", "opposite-bishops")  # the insufficient-material draws (python-chess's)
 LEARNED_ANTICHESS = 1
 LEARNED_LOSERS = 2
 
@@ -52,6 +53,7 @@ R_PLY_LIMIT = 16
 R_DRAW_RULES = 17
 R_FIRST_MOVER = 18  # 0 white, 1 black
 R_LEARNED_EVALUATION = 19  # the learned weights scoring quiet nodes: LEARNED_NAMES index
+R_INSUFFICIENT_MATERIAL = 20  # INSUFFICIENT_KINDS index: none, fide, opposite-bishops
 R_SIZE = 24
 
 # Reasons a game ends.  The kernels report the index; the strings are the public names.
@@ -166,7 +168,7 @@ class RuleSet:
             fail("a royal king is never captured, so extinction at 0 pieces cannot happen")
         if self.ply_limit < 0:
             fail("ply_limit is 0 (none) or positive")
-        if self.insufficient_material not in ("none", "fide", "opposite-bishops"):
+        if self.insufficient_material not in INSUFFICIENT_KINDS:
             fail("insufficient_material is none, fide or opposite-bishops")
         if self.insufficient_material != "none" and not self.draw_rules:
             fail("insufficient material is a draw rule; it needs draw_rules")
@@ -208,6 +210,7 @@ class RuleSet:
             rules[R_DRAW_RULES] = self.draw_rules
             rules[R_FIRST_MOVER] = 0 if self.first_mover == "white" else 1
             rules[R_LEARNED_EVALUATION] = LEARNED_NAMES.index(self.learned_evaluation)
+            rules[R_INSUFFICIENT_MATERIAL] = INSUFFICIENT_KINDS.index(self.insufficient_material)
             rules.setflags(write=False)
             object.__setattr__(self, "_array", rules)
         return self._array

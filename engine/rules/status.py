@@ -10,11 +10,12 @@ import numpy as np
 
 from ..jit.modes import kernel, native
 from .attacks import check_state
-from .bitboards import OCC, P_HALFMOVE, P_KEY, P_PLY, P_SIDE, count
+from .bitboards import BISHOP, DARK_SQUARES, KNIGHT, OCC, P_HALFMOVE, P_KEY, P_PLY, P_SIDE, PAWN, QUEEN, ROOK, ZERO, count
 from .movegen import gen_legal, legal_moves, make_move, opponent_can_move_after_pass
 from .rulesets import (
     LOSS, PASS, PIECE_COUNT, R_ANTICHECKMATE_VALUE, R_CHECKMATE_VALUE, R_EXTINCTION_COUNT,
-    R_EXTINCTION_PREVAILS, R_EXTINCTION_REASON, R_PLY_LIMIT, R_STALEMATE_VALUE, REASON_INDEX, WIN,
+    R_DRAW_RULES, R_EXTINCTION_PREVAILS, R_EXTINCTION_REASON, R_INSUFFICIENT_MATERIAL, R_PLY_LIMIT, R_STALEMATE_VALUE,
+    REASON_INDEX, WIN,
 )
 
 ONGOING = -1
@@ -35,6 +36,61 @@ def _result_for(side, value):
     if value == LOSS:
         return 1 - side
     return RESULT_DRAW
+
+
+_FIDE_INSUFFICIENT = 1  # INSUFFICIENT_KINDS indexes (engine.rules.rulesets)
+_OPPOSITE_BISHOPS = 2
+
+
+@kernel
+def _one_colour(squares):
+    """True if the squares in `squares` are all dark or all light (or there are none)."""
+    return (squares & DARK_SQUARES) == ZERO or (squares & ~DARK_SQUARES) == ZERO
+
+
+@kernel
+def insufficient_material(pos, rules):
+    """True when the rule set's insufficient-material draw (python-chess's definitions) holds.
+
+    "opposite-bishops" (the antichess family): only bishops are left, each side has some,
+    each side's on one square colour and the two colours differ, so no capture can ever
+    happen.  "fide": no pawns, rooks or queens, and at most one minor piece or only bishops
+    all on one square colour.  A draw rule: the caller checks `draw_rules` and the rule
+    endings first.
+    """
+    kind = rules[R_INSUFFICIENT_MATERIAL]
+    white = pos[OCC]
+    black = pos[8 + OCC]
+    bishops = pos[BISHOP] | pos[8 + BISHOP]
+    if kind == _OPPOSITE_BISHOPS:
+        if white == ZERO or black == ZERO or (white | black) != bishops:
+            return False
+        if not (_one_colour(white) and _one_colour(black)):
+            return False
+        return ((white & DARK_SQUARES) != ZERO) != ((black & DARK_SQUARES) != ZERO)
+    if kind != _FIDE_INSUFFICIENT:
+        return False
+    heavy = pos[PAWN] | pos[8 + PAWN] | pos[ROOK] | pos[8 + ROOK] | pos[QUEEN] | pos[8 + QUEEN]
+    if heavy != ZERO:
+        return False
+    knights = pos[KNIGHT] | pos[8 + KNIGHT]
+    if count(knights | bishops) <= 1:
+        return True
+    return knights == ZERO and _one_colour(bishops)
+
+
+FIFTY_MOVE_PLIES = 100  # a halfmove clock this high draws the game by the fifty-move rule
+
+
+@kernel
+def drawn_by_rule(pos, rules):
+    """True when a draw rule that needs no history ends the game at `pos` (in rule sets
+    with draw rules): the fifty-move rule, taken as automatic as the match runners take it,
+    or insufficient material.  The rule endings (no move, no pieces) come first; the caller
+    checks them."""
+    if not rules[R_DRAW_RULES]:
+        return False
+    return np.int64(pos[P_HALFMOVE]) >= FIFTY_MOVE_PLIES or insufficient_material(pos, rules)
 
 
 @kernel

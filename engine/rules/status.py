@@ -13,7 +13,7 @@ from .attacks import check_state
 from .bitboards import BISHOP, DARK_SQUARES, KNIGHT, OCC, P_HALFMOVE, P_KEY, P_PLY, P_SIDE, PAWN, QUEEN, ROOK, ZERO, count
 from .movegen import gen_legal, legal_moves, make_move, opponent_can_move_after_pass
 from .rulesets import (
-    LOSS, PASS, PIECE_COUNT, R_ANTICHECKMATE_VALUE, R_CHECKMATE_VALUE, R_EXTINCTION_COUNT,
+    INSUFFICIENT_KINDS, LOSS, PASS, PIECE_COUNT, R_ANTICHECKMATE_VALUE, R_CHECKMATE_VALUE, R_EXTINCTION_COUNT,
     R_EXTINCTION_PREVAILS, R_EXTINCTION_REASON, R_INSUFFICIENT_MATERIAL, R_PLY_LIMIT, R_STALEMATE_VALUE,
     REASON_INDEX, WIN,
 )
@@ -38,8 +38,8 @@ def _result_for(side, value):
     return RESULT_DRAW
 
 
-_FIDE_INSUFFICIENT = 1  # INSUFFICIENT_KINDS indexes (engine.rules.rulesets)
-_OPPOSITE_BISHOPS = 2
+_FIDE_INSUFFICIENT = INSUFFICIENT_KINDS.index("fide")  # values of rules[R_INSUFFICIENT_MATERIAL]
+_OPPOSITE_BISHOPS = INSUFFICIENT_KINDS.index("opposite-bishops")
 
 
 @kernel

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import random
 
+import chess
+import chess.variant
 import pytest
 
 from engine import FenError, Game, IllegalMoveError, InvalidMoveError, Move
@@ -187,9 +189,6 @@ def test_a_wrong_promotion_piece_is_named_as_such():
 def test_insufficient_material_agrees_with_python_chess(variant):
     # Random sparse positions of minor pieces (and now and then a pawn), judged by
     # python-chess (the reference) and by the rule kernel behind Game.outcome.
-    chess = pytest.importorskip("chess")
-    import chess.variant
-
     board_class = chess.Board if variant == "chess" else chess.variant.AntichessBoard
     rng = random.Random(7)
     seen = {True: 0, False: 0}

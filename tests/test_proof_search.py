@@ -37,6 +37,19 @@ def test_a_draw_is_not_a_win():
     assert status == DISPROVEN  # equal pieces, no move: a draw, not a win
 
 
+def test_the_fifty_move_rule_and_dead_bishops_are_not_wins():
+    # The rook's sacrifice wins unless the clock reaches 100 plies first.
+    in_time = Game("antichess", "1r6/8/8/8/8/8/8/R7 w - - 98 80")
+    assert Searcher().prove(in_time, "white", 10_000)[0] == PROVEN
+    too_late = Game("antichess", "1r6/8/8/8/8/8/8/R7 w - - 99 80")
+    assert Searcher().prove(too_late, "white", 10_000)[0] == DISPROVEN
+    # Black wins after the forced Bxd2 only where the bishops can still meet.
+    alive = Game("antichess", "8/8/8/8/3b4/8/3p4/2B5 w - - 0 30")
+    assert Searcher().prove(alive, "black", 10_000)[0] == PROVEN
+    dead = Game("antichess", "8/8/8/8/4b3/8/3p4/2B5 w - - 0 30")
+    assert Searcher().prove(dead, "black", 10_000)[0] == DISPROVEN
+
+
 def test_search_plays_the_proven_win():
     game = Game("antichess", "1r6/8/8/8/8/8/8/R7 w - - 0 1")
     result = Searcher().search(game, Limits(movetime=0.3))

@@ -32,6 +32,24 @@ def test_antichess_gives_away_its_last_piece():
     assert result.info.mate is not None and result.info.mate > 0
 
 
+def test_the_fifty_move_rule_ends_a_line_in_the_search():
+    # The rook's sacrifice wins at once, unless the clock reaches 100 plies first: at 98 the
+    # capture that answers it resets the clock; at 99 the sacrifice itself draws.
+    in_time = Searcher().search(Game("antichess", "1r6/8/8/8/8/8/8/R7 w - - 98 80"), depth=6)
+    assert in_time.info.mate == 1
+    too_late = Searcher().search(Game("antichess", "1r6/8/8/8/8/8/8/R7 w - - 99 80"), depth=6)
+    assert too_late.info.mate is None and too_late.info.score == 0
+
+
+def test_dead_bishops_are_a_draw_in_the_search():
+    # Bxd2 is forced.  With black's bishop on e4 the two bishops stand on squares of opposite
+    # colours and can never meet (a draw); on d4 the game goes on, and white loses.
+    dead = Searcher().search(Game("antichess", "8/8/8/8/4b3/8/3p4/2B5 w - - 0 30"), depth=6)
+    assert dead.info.mate is None and dead.info.score == 0
+    alive = Searcher().search(Game("antichess", "8/8/8/8/3b4/8/3p4/2B5 w - - 0 30"), depth=6)
+    assert alive.info.mate is not None and alive.info.mate < 0
+
+
 def test_sees_being_mated():
     # Black's only move is Kg8; Qf8+ would be met by Kxf8, but Qf2 Kh8 Qf8 mates: black is
     # mated in two.

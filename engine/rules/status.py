@@ -14,7 +14,7 @@ from .bitboards import BISHOP, DARK_SQUARES, KNIGHT, OCC, P_HALFMOVE, P_KEY, P_P
 from .movegen import gen_legal, legal_moves, make_move, opponent_can_move_after_pass
 from .rulesets import (
     INSUFFICIENT_KINDS, LOSS, PASS, PIECE_COUNT, R_ANTICHECKMATE_VALUE, R_CHECKMATE_VALUE, R_EXTINCTION_COUNT,
-    R_EXTINCTION_PREVAILS, R_EXTINCTION_REASON, R_INSUFFICIENT_MATERIAL, R_PLY_LIMIT, R_STALEMATE_VALUE,
+    R_DRAW_RULES, R_EXTINCTION_PREVAILS, R_EXTINCTION_REASON, R_INSUFFICIENT_MATERIAL, R_PLY_LIMIT, R_STALEMATE_VALUE,
     REASON_INDEX, WIN,
 )
 
@@ -55,8 +55,8 @@ def insufficient_material(pos, rules):
     "opposite-bishops" (the antichess family): only bishops are left, each side has some,
     each side's on one square colour and the two colours differ, so no capture can ever
     happen.  "fide": no pawns, rooks or queens, and at most one minor piece or only bishops
-    all on one square colour.  A draw rule: the caller (Game.outcome) checks `draw_rules`
-    and the rule endings first.
+    all on one square colour.  A draw rule: the caller checks `draw_rules` and the rule
+    endings first.
     """
     kind = rules[R_INSUFFICIENT_MATERIAL]
     white = pos[OCC]
@@ -77,6 +77,20 @@ def insufficient_material(pos, rules):
     if count(knights | bishops) <= 1:
         return True
     return knights == ZERO and _one_colour(bishops)
+
+
+FIFTY_MOVE_PLIES = 100  # a halfmove clock this high draws the game by the fifty-move rule
+
+
+@kernel
+def drawn_by_rule(pos, rules):
+    """True when a draw rule that needs no history ends the game at `pos` (in rule sets
+    with draw rules): the fifty-move rule, taken as automatic as the match runners take it,
+    or insufficient material.  The rule endings (no move, no pieces) come first; the caller
+    checks them."""
+    if not rules[R_DRAW_RULES]:
+        return False
+    return np.int64(pos[P_HALFMOVE]) >= FIFTY_MOVE_PLIES or insufficient_material(pos, rules)
 
 
 @kernel

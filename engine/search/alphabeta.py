@@ -15,13 +15,13 @@ import numpy as np
 
 from ..jit.modes import kernel
 from ..rules.bitboards import (
-    BISHOP, CAPTURE_FLAG, KNIGHT, MOVE_PASS, NO_SQUARE, OCC, P_CASTLE, P_EP, P_KEY, P_SIDE, QUEEN, ROOK, ZERO,
-    count,
+    BISHOP, CAPTURE_FLAG, KNIGHT, MOVE_PASS, NO_SQUARE, OCC, P_CASTLE, P_EP, P_KEY, P_SIDE, QUEEN,
+    ROOK, ZERO, count,
 )
 from ..rules.attacks import check_state
 from ..rules.movegen import legal_moves, make_move, over_by_position
 from ..rules.rulesets import R_ANTI_KINGS, R_MUST_CAPTURE, R_PASS_ON_NO_MOVE, R_ROYAL_KING
-from ..rules.status import RESULT_DRAW, game_status, is_repetition
+from ..rules.status import RESULT_DRAW, drawn_by_rule, game_status, is_repetition
 from ..tablebase.indexing import INVALID as TABLE_INVALID
 from ..tablebase.indexing import table_code
 from . import tt
@@ -89,6 +89,8 @@ def negamax(stack, idx, depth, alpha, beta, ply, rules, mlist, s):
     pos = stack[idx]
     if ply > 0 and is_repetition(stack, idx, np.int64(0)):
         return np.int64(0)
+    if ply > 0 and drawn_by_rule(pos, rules):
+        return terminal_score(stack, idx, rules, mlist, ply)  # 0 unless a rule ending comes first
     if ply > 0 and tables.limit[0] > 0 and pos[P_CASTLE] == ZERO and np.int64(pos[P_EP]) == NO_SQUARE:
         white = pos[OCC]
         black = pos[8 + OCC]

@@ -20,7 +20,7 @@ import numpy as np
 from ..jit.modes import kernel
 from ..rules.bitboards import P_SIDE
 from ..rules.movegen import legal_moves, make_move
-from ..rules.status import game_status, is_repetition
+from ..rules.status import drawn_by_rule, game_status, is_repetition
 from .state import CONTROL_STOP, atomic_load
 
 INFINITE = np.int64(1 << 40)
@@ -87,7 +87,7 @@ def _set_leaf(stack, row, history_start, rules, mlist, prover, node, proof, disp
             proof[node] = INFINITE
             disproof[node] = 0
         return
-    if is_repetition(stack, row, history_start):
+    if is_repetition(stack, row, history_start) or drawn_by_rule(stack[row], rules):
         proof[node] = INFINITE
         disproof[node] = 0
         return

@@ -15,8 +15,8 @@ import numpy as np
 
 from ..jit.modes import kernel
 from ..rules.bitboards import (
-    BISHOP, CAPTURE_FLAG, KNIGHT, MOVE_PASS, NO_SQUARE, OCC, P_CASTLE, P_EP, P_KEY, P_SIDE, QUEEN,
-    ROOK, ZERO, count,
+    BISHOP, CAPTURE_FLAG, KNIGHT, MOVE_PASS, NO_SQUARE, OCC, P_CASTLE, P_EP, P_KEY, P_SIDE, QUEEN, ROOK, ZERO,
+    count,
 )
 from ..rules.attacks import check_state
 from ..rules.movegen import legal_moves, make_move, over_by_position

@@ -12,7 +12,7 @@ import numpy as np
 
 from .attacks import check_state
 from .movegen import gen_legal, legal_moves, make_move
-from .status import game_status, insufficient_material, perft
+from .status import FIFTY_MOVE_PLIES, game_status, insufficient_material, perft
 from .bitboards import MAX_MOVES, OCC, P_HALFMOVE, P_KEY, P_PLY, P_SIDE, PIECE_LETTERS, POS_SIZE
 from .notation import parse_square, square_name
 from .pgn import game_pgn
@@ -310,7 +310,7 @@ class Game:
         if repetitions >= 5:
             return Outcome(None, "fivefold repetition")
         if claim_draw:
-            if self.halfmove_clock >= 100:
+            if self.halfmove_clock >= FIFTY_MOVE_PLIES:
                 return Outcome(None, "fifty-move rule")
             if repetitions >= 3:
                 return Outcome(None, "threefold repetition")

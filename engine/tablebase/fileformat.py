@@ -27,13 +27,13 @@ import numpy as np
 from ..jit.cache import cache_root
 from ..jit.modes import allocating_kernel
 from ..rules.rulesets import get_rule_set
+from ..rules.status import FIFTY_MOVE_PLIES  # noqa: F401  (the rules core's, re-exported by the tablebase facade)
 from .indexing import INVALID, Material, valid_mask
 
 FORMAT_VERSION = 2  # 1: int16 codes, lzma preset 6; 2: int8/int16 codes, invalid entries filled (see encode_table)
 READABLE_FORMATS = (1, 2)
 LZMA_FILTERS = [{"id": lzma.FILTER_LZMA2, "preset": 6}]
 MAGIC = b"ACTB"
-FIFTY_MOVE_PLIES = 100  # plies without a capture or pawn move that draw (rule sets with draw rules)
 CURSED = 1000  # DTZ companions: |code| >= CURSED marks a win the fifty-move rule draws (a loss it saves)
 TABLE_VARIANTS = {"antichess": "antichess", "giveaway": "antichess", "suicide": "suicide"}
 

@@ -76,7 +76,8 @@ def proven_plies(tree: ProofTree, node: int = 0, prover_to_move: bool = True) ->
 
 @kernel
 def _set_leaf(stack, row, history_start, rules, mlist, prover, node, proof, disproof):
-    """Initial numbers of a new node at stack[row]: terminal, repeated, or by its move count."""
+    """Initial numbers of a new node at stack[row]: terminal, repeated or drawn by rule (no win
+    for either side), or by its move count."""
     n = legal_moves(stack, row, rules, mlist)
     if n == 0:
         status = game_status(stack, row, rules, mlist)

@@ -115,3 +115,18 @@ def test_the_wheel_holds_the_books(tmp_path):
     names = zipfile.ZipFile(wheel).namelist()
     for book in BOOKS.glob("*.epd"):
         assert f"tournaments/books/{book.name}" in names
+
+
+def test_the_refereed_antichess_books_load_and_share_no_position():
+    books = {name: load(OpeningsSpec(file=str(BOOKS / name)), "antichess")
+             for name in ("antichess-balanced.epd", "antichess-balanced-check.epd",
+                          "antichess.epd", "antichess-check.epd")}
+    assert len(books["antichess-balanced.epd"]) == 200
+    assert len(books["antichess-balanced-check.epd"]) == 197
+    positions = {name: {" ".join(o.fen.split()[:4]) for o in book} for name, book in books.items()}
+    for name, book in books.items():
+        assert len(positions[name]) == len(book), name   # no position twice in a book
+    names = sorted(positions)
+    for i, a in enumerate(names):
+        for b in names[i + 1:]:
+            assert not positions[a] & positions[b], (a, b)

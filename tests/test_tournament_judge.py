@@ -4,6 +4,7 @@ scores they read from it (a bound as the engine's last word, mates mapped their 
 
 from __future__ import annotations
 
+import gzip
 import importlib.util
 import sys
 from pathlib import Path
@@ -63,3 +64,20 @@ def test_a_rule_set_the_engine_lacks_is_refused():
 def test_an_engine_that_cannot_start_is_one_failure():
     with pytest.raises(EngineFailure):
         FixedNodeJudge(str(ROOT / "no-such-engine"), "antichess", 100)
+
+
+def test_the_book_maker_keeps_no_position_of_an_excluded_file(tmp_path):
+    make_book = load(ROOT / "tournaments" / "books" / "make_book.py", "make_book_for_exclude")
+    first, _ = make_book.make("antichess", 4, 2, 2, 10000, 5)
+    assert len(first) == 4
+    epds = [" ".join(line.split()[:4]) for line, _ in first]
+    book = tmp_path / "main.epd"
+    book.write_text("# a header line\n" + "\n".join(line for line, _ in first[:2]) + "\n")
+    starts = tmp_path / "starts.fen.gz"
+    with gzip.open(starts, "wt") as handle:
+        handle.write(f"{epds[2]} 0 1\n")
+    exclude = make_book.excluded_positions([str(book), str(starts)])
+    assert exclude == set(epds[:3])
+    again, _ = make_book.make("antichess", 4, 2, 2, 10000, 5, exclude=exclude)
+    kept = [" ".join(line.split()[:4]) for line, _ in again]
+    assert len(kept) == 4 and not set(kept) & exclude and epds[3] in kept

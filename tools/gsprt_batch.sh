@@ -2,7 +2,7 @@
 # Several GSPRTs at once, each candidate against one base, for a machine with many cores
 # (three tests of 5 games at a time on 16 cores; docs/search.md, "How changes are tested").  Every directory is a checkout of the engine (a git worktree or an
 # exported tree); each is warmed up first, then each candidate plays the base with the
-# runner and test every search change is judged by (3+0.03, antichess book, colour-swapped pairs,
+# runner and test every search change is judged by (3+0.03, antichess check book, colour-swapped pairs,
 # elo0=0 elo1=25 alpha=beta=0.1, at most 400 games), all tests side by side.
 #
 #   tools/gsprt_batch.sh OUTDIR SECONDS CONCURRENCY SEED BASE CANDIDATE...
@@ -12,7 +12,7 @@
 # uses -srand SEED+i.  Writes OUTDIR/NAME.log and OUTDIR/NAME.pgn per candidate (NAME: the
 # candidate directory's last component).  The environment may change the rule set, book and
 # time control: VARIANT=losers BOOK=tournaments/books/losers.epd TC=3+0.03 (the defaults are
-# antichess, tournaments/books/antichess.epd and 3+0.03).
+# antichess, tournaments/books/antichess-balanced-check.epd and 3+0.03).
 set -u
 if [ $# -lt 6 ]; then
     sed -n '2,13p' "$0" >&2
@@ -39,7 +39,7 @@ for candidate in "$@"; do
         -engine name=new cmd=python3 arg=-m arg=antichess arg=uci dir="$candidate" proto=uci \
         -engine name=base cmd=python3 arg=-m arg=antichess arg=uci dir="$base" proto=uci \
         -each restart=off tc="${TC:-3+0.03}" timemargin=300 -variant "${VARIANT:-antichess}" -games 2 -rounds 200 \
-        -openings file="${BOOK:-tournaments/books/antichess.epd}" order=random -srand $((seed + i)) \
+        -openings file="${BOOK:-tournaments/books/antichess-balanced-check.epd}" order=random -srand $((seed + i)) \
         -concurrency "$concurrency" -sprt elo0=0 elo1=25 alpha=0.1 beta=0.1 \
         -pgnout "$out/$name.pgn" >"$out/$name.log" 2>&1) &
 done

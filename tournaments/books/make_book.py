@@ -8,6 +8,8 @@ found, and a shallower search (depth - 2) agrees within THRESHOLD as well.  With
 `--referee PATH` a second, independent UCI engine that plays the rule set (e.g.
 Fairy-Stockfish, `UCI_Variant`) must also score the position within THRESHOLD, without a
 mate, after `--referee-nodes` nodes, so that the book is balanced by more than one judge.
+With `--exclude FILE` (repeatable; EPD, FEN or gzipped FEN lines, `#` lines skipped) no
+position of those files is kept, so that a check book shares none with a main book.
 The EPD starts with a `#` header recording the exact command, so the book can be made again.
 
     python3 tournaments/books/make_book.py --variant antichess --count 100 \
@@ -17,6 +19,7 @@ The EPD starts with a `#` header recording the exact command, so the book can be
 from __future__ import annotations
 
 import argparse
+import gzip
 import os
 import random
 import sys
@@ -58,13 +61,28 @@ class Referee:
         self.judge.close()
 
 
+def excluded_positions(paths: list[str]) -> set[str]:
+    """The positions (board, side, castling, en passant) of EPD or FEN files, `.gz` read as gzip."""
+    positions: set[str] = set()
+    for path in paths:
+        opener = gzip.open if path.endswith(".gz") else open
+        with opener(path, "rt") as handle:
+            for line in handle:
+                fields = line.split()
+                if len(fields) >= 4 and not line.startswith("#"):
+                    positions.add(" ".join(fields[:4]))
+    return positions
+
+
 def make(variant: str, count: int, plies: int, depth: int, threshold: int, seed: int,
-         max_tries: int = 100000, referee: Referee | None = None) -> tuple[list[tuple[str, int]], int]:
-    """([(EPD line, score)], positions tried); with a `referee`, it must agree as well."""
+         max_tries: int = 100000, referee: Referee | None = None,
+         exclude: set[str] | None = None) -> tuple[list[tuple[str, int]], int]:
+    """([(EPD line, score)], positions tried); with a `referee`, it must agree as well; no
+    position of `exclude` (first four FEN fields) is kept."""
     from engine import Game
 
     rng = random.Random(seed)
-    seen: set[str] = set()
+    seen: set[str] = set(exclude or ())
     kept: list[tuple[str, int]] = []
     tries = 0
     while len(kept) < count and tries < max_tries:
@@ -102,12 +120,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", required=True)
     parser.add_argument("--referee", help="a UCI engine (path) that must also score each position within THRESHOLD")
     parser.add_argument("--referee-nodes", type=int, default=1000000)
+    parser.add_argument("--exclude", action="append", default=[], metavar="FILE",
+                        help="keep no position of this EPD/FEN file (repeatable; .gz read as gzip)")
     args = parser.parse_args(argv)
     started = time.time()
+    try:
+        exclude = excluded_positions(args.exclude)
+    except (OSError, UnicodeDecodeError) as error:
+        print(f"make_book.py: cannot read an --exclude file: {error}", file=sys.stderr)
+        return 2
     referee = Referee(args.referee, args.variant, args.referee_nodes) if args.referee else None
     try:
         kept, tries = make(args.variant, args.count, args.plies, args.depth, args.threshold, args.seed,
-                           referee=referee)
+                           referee=referee, exclude=exclude)
     finally:
         if referee is not None:
             referee.close()
@@ -118,6 +143,8 @@ def main(argv: list[str] | None = None) -> int:
         name = os.path.basename(args.referee)
         judges += f" and {name} at {args.referee_nodes} nodes"
         made_by += f" --referee PATH/{name} --referee-nodes {args.referee_nodes}"
+    for path in args.exclude:
+        made_by += f" --exclude {os.path.basename(path) if os.path.isabs(path) else path}"
     header = [
         f"# {args.variant} opening book: {len(kept)} positions after {args.plies} random plies,",
         f"# kept when {judges} score within +-{args.threshold} cp with no mate",
@@ -130,6 +157,9 @@ def main(argv: list[str] | None = None) -> int:
     handle, tmp = tempfile.mkstemp(dir=directory, suffix=".epd")
     with os.fdopen(handle, "w") as out:
         out.write(text)
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(tmp, 0o666 & ~umask)  # a book readable as any new file, not mkstemp's 0600
     os.replace(tmp, args.out)
     print(f"{len(kept)} of {tries} positions kept -> {args.out}")
     return 0 if len(kept) == args.count else 1

@@ -23,7 +23,6 @@ import gzip
 import os
 import random
 import sys
-import tempfile
 import time
 
 
@@ -153,14 +152,9 @@ def main(argv: list[str] | None = None) -> int:
         "# For tools that do not skip '#' lines (cutechess-cli): grep -v '^#' FILE > book.epd",
     ]
     text = "\n".join(header + [line for line, _ in kept]) + "\n"
-    directory = os.path.dirname(os.path.abspath(args.out))
-    handle, tmp = tempfile.mkstemp(dir=directory, suffix=".epd")
-    with os.fdopen(handle, "w") as out:
-        out.write(text)
-    umask = os.umask(0)
-    os.umask(umask)
-    os.chmod(tmp, 0o666 & ~umask)  # a book readable as any new file, not mkstemp's 0600
-    os.replace(tmp, args.out)
+    from tournaments.report import write_atomically
+
+    write_atomically(args.out, lambda out: out.write(text))
     print(f"{len(kept)} of {tries} positions kept -> {args.out}")
     return 0 if len(kept) == args.count else 1
 

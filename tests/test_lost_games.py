@@ -100,3 +100,40 @@ def test_agreement_sets_our_score_beside_the_opponents_next_one(tmp_path):
     assert lost_games.agreement(str(path), "ours", first_ply=1) == {0: [-0.30, -2.50, 0.40]}
     assert lost_games.agreement(str(path), "ours", first_ply=3, last_ply=3) == {0: [-2.50]}
     assert lost_games.agreement(str(path), "ours") == {}  # no move from ply 8 on
+
+
+def test_scored_results_pair_each_score_with_the_movers_result(tmp_path):
+    path = tmp_path / "match.pgn"
+    path.write_text(MATCH)
+    pairs = lost_games.scored_results(str(path), "ours", first_ply=1)
+    # Game 1 (ours White, lost): e3 +0.10, Bxb5 -0.20, Bxc6 -1.00; theirs b5 +0.30, c6 +2.50
+    # (the mate score left out).  Game 2 (ours Black, won): e6 +0.50; theirs a3 -0.40.
+    assert pairs["us"] == [(10.0, 0.0), (-20.0, 0.0), (-100.0, 0.0), (50.0, 1.0)]
+    assert pairs["them"] == [(30.0, 1.0), (250.0, 1.0), (-40.0, 0.0)]
+    assert lost_games.scored_results(str(path), "ours", first_ply=3, last_ply=4)["them"] == [(250.0, 1.0)]
+
+
+def test_fitted_scale_recovers_the_scale_the_results_follow():
+    # Expected results that follow sigmoid(score / 150) exactly: the cross-entropy is least there.
+    pairs = [(s, 1.0 / (1.0 + 2.718281828459045 ** (-s / 150.0))) for s in range(-600, 601, 50)]
+    assert abs(lost_games.fitted_scale(pairs) - 150.0) < 0.5
+    doubled = [(2.0 * s, points) for s, points in pairs]
+    assert abs(lost_games.fitted_scale(doubled) - 300.0) < 1.0
+    scale = lost_games.fitted_scale(pairs)
+    assert lost_games.logistic_loss(pairs, scale) < lost_games.logistic_loss(pairs, 120.0)
+    assert lost_games.logistic_loss(pairs, scale) < lost_games.logistic_loss(pairs, 190.0)
+
+
+def test_calibrated_turns_compare_the_sides_by_win_chance(tmp_path):
+    path = tmp_path / "match.pgn"
+    path.write_text(MATCH)
+    scales = {"us": 100.0, "them": 300.0}
+    # Game 1: our Bxc6 -1.00 at ply 5 is a win chance of 0.27 at 100 cp a unit (31 pieces
+    # before it: Bxb5 took a pawn); their c6 +2.50 at ply 4 only 0.70 at 300, their mate at
+    # ply 6 (30 pieces before it) 1.
+    assert lost_games.calibrated_turns(str(path), "ours", scales, 0.7) == [
+        {"theirs": 6, "their_pieces": 30, "ours": 5, "our_pieces": 31}]
+    assert lost_games.calibrated_turns(str(path), "ours", scales, 0.75) == [
+        {"theirs": 6, "their_pieces": 30, "ours": None, "our_pieces": None}]
+    # With both sides on one scale of 100 the opponent's +2.50 (0.92) comes first.
+    assert lost_games.calibrated_turns(str(path), "ours", {"us": 100.0, "them": 100.0}, 0.7)[0]["theirs"] == 4

@@ -3,7 +3,7 @@
 score first reached a threshold, our score just before, the ply of its first announced win
 (a mate score) and ours.
 
-    python3 tools/lost_games.py MATCH.pgn [--us NAME] [--threshold 2.0] [--pace | --first | --openings | --agreement]
+    python3 tools/lost_games.py MATCH.pgn [--us NAME] [--threshold 2.0] [--pace | --first | --openings | --agreement | --calibrated P]
 
 `--pace` prints instead, over every game of the match, each side's mean time a move and
 median reported depth by groups of five of its own moves. `--first` prints, for the games we
@@ -15,6 +15,13 @@ where it moved first: the side to move better by at least half the threshold, th
 or level; with our score in each group. `--agreement` sets our score at each of our moves
 of plies 8-40 beside the opponent's score of its reply (turned to our side's view), grouped
 by our score rounded to a pawn: how the two engines' judgments of the same positions compare.
+`--calibrated P` compares the two sides on one scale, the win chance, instead of in pawns:
+it fits each side's own logistic scale to the results (the centipawns per logistic unit with
+which sigmoid(score / scale) best predicts, by cross-entropy, how the game ended for the side
+that moved, a draw counting half), then finds in each lost game the ply at which the
+opponent's win chance by its own score first reached P and the ply at which ours first fell
+to 1 - P. Two engines' pawns are not the same size: a side whose scores spread wider reaches a
+fixed pawn threshold sooner without seeing anything sooner.
 
 Reads the PGN that `antichess tournament -pgnout` writes (each move's comment is
 `score/depth time`, scores in pawns for the side that moved, `M` for a forced win).
@@ -23,6 +30,7 @@ Reads the PGN that `antichess tournament -pgnout` writes (each move's comment is
 from __future__ import annotations
 
 import argparse
+import math
 import re
 import statistics
 import sys
@@ -147,6 +155,83 @@ def agreement(path: str, us: str, first_ply: int = 8, last_ply: int = 40) -> dic
     return table
 
 
+def scored_results(path: str, us: str, first_ply: int = 8, last_ply: int = 60) -> dict[str, list[tuple[float, float]]]:
+    """{"us": ..., "them": ...}: (score in centipawns for the side that moved, that side's
+    result: 1, 0.5 or 0) for every move of plies first_ply..last_ply with a score that is
+    not a forced win or loss, in every finished game."""
+    pairs = {"us": [], "them": []}
+    for game in read_games(path):
+        letter = our_result(game, us)
+        if letter is None:
+            continue
+        ours_points = {"W": 1.0, "D": 0.5, "L": 0.0}[letter]
+        for ply, ours, _, match in scored_moves(game, us):
+            value = value_of(match)
+            if value is None or abs(value) >= 100 or not first_ply <= ply <= last_ply:
+                continue
+            pairs["us" if ours else "them"].append((100.0 * value, ours_points if ours else 1.0 - ours_points))
+    return pairs
+
+
+def logistic_loss(pairs: list[tuple[float, float]], scale: float) -> float:
+    """Mean cross-entropy of sigmoid(score / scale) against the results of `pairs`."""
+    total = 0.0
+    for centipawns, points in pairs:
+        chance = min(max(1.0 / (1.0 + math.exp(-centipawns / scale)), 1e-9), 1.0 - 1e-9)
+        total -= points * math.log(chance) + (1.0 - points) * math.log(1.0 - chance)
+    return total / len(pairs)
+
+
+def fitted_scale(pairs: list[tuple[float, float]], low: float = 10.0, high: float = 5000.0) -> float:
+    """The scale (centipawns per logistic unit) in [low, high] with the least logistic_loss
+    on `pairs`: a golden-section search on the logarithm of the scale (the loss has one
+    minimum in it wherever higher scores go with better results)."""
+    ratio = (math.sqrt(5.0) - 1.0) / 2.0
+    a, b = math.log(low), math.log(high)
+    for _ in range(60):
+        c, d = b - ratio * (b - a), a + ratio * (b - a)
+        if logistic_loss(pairs, math.exp(c)) <= logistic_loss(pairs, math.exp(d)):
+            b = d
+        else:
+            a = c
+    return math.exp((a + b) / 2.0)
+
+
+def win_chance(match, scale: float) -> float | None:
+    """The win chance of the side that moved by the SCORE match at `scale`: a forced win 1,
+    a forced loss 0; None without a score."""
+    if not match:
+        return None
+    if match.group(2) == "M":
+        return 0.0 if match.group(1) == "-" else 1.0
+    return 1.0 / (1.0 + math.exp(-100.0 * value_of(match) / scale))
+
+
+def calibrated_turns(path: str, us: str, scales: dict[str, float], chance: float) -> list[dict]:
+    """One row per game `us` lost: the ply (from 1) and pieces on the board (before the
+    move) at which the opponent's win chance by its own score at scales["them"] first reached
+    `chance` ("theirs", "their_pieces"), and at which ours at scales["us"] first fell to
+    1 - chance ("ours", "our_pieces"); None where it never did."""
+    rows = []
+    for game in read_games(path):
+        if our_result(game, us) != "L":
+            continue
+        row = {"theirs": None, "their_pieces": None, "ours": None, "our_pieces": None}
+        board = game.board()
+        for ply, ours, node, match in scored_moves(game, us):
+            pieces = len(board.piece_map())
+            board.push(node.move)
+            p = win_chance(match, scales["us" if ours else "them"])
+            if p is None:
+                continue
+            if ours and row["ours"] is None and p <= 1.0 - chance:
+                row["ours"], row["our_pieces"] = ply, pieces
+            if not ours and row["theirs"] is None and p >= chance:
+                row["theirs"], row["their_pieces"] = ply, pieces
+        rows.append(row)
+    return rows
+
+
 def lost_game_rows(path: str, us: str, threshold: float) -> list[dict]:
     """One row per game `us` lost: plies, pieces and scores at the turning points."""
     rows = []
@@ -184,7 +269,34 @@ def main() -> int:
     parser.add_argument("--first", action="store_true", help="first scores by result instead")
     parser.add_argument("--openings", action="store_true", help="colour-swapped pairs by the opponent's view of the opening")
     parser.add_argument("--agreement", action="store_true", help="our scores beside the opponent's next ones")
+    parser.add_argument("--calibrated", type=float, metavar="P",
+                        help="turning points by each side's fitted win chance P (e.g. 0.75) instead of in pawns")
     args = parser.parse_args()
+    if args.calibrated is not None:
+        if not 0.5 < args.calibrated < 1.0:
+            parser.error("--calibrated takes a win chance between 0.5 and 1")
+        pairs = scored_results(args.pgn, args.us)
+        if not pairs["us"] or not pairs["them"]:
+            print("no scored moves at plies 8-60 for both sides", file=sys.stderr)
+            return 1
+        scales = {side: fitted_scale(pairs[side]) for side in ("us", "them")}
+        for side in ("us", "them"):
+            print(f"{side:<5} scale {scales[side]:.0f} cp a logistic unit over {len(pairs[side])} scores "
+                  f"(loss {logistic_loss(pairs[side], scales[side]):.4f}; +2.00 is a win chance of "
+                  f"{1 / (1 + math.exp(-200 / scales[side])):.2f})")
+        rows = calibrated_turns(args.pgn, args.us, scales, args.calibrated)
+        print(f"lost games: {len(rows)}")
+        for key, pieces, who in (("theirs", "their_pieces", f"opponent's win chance first >= {args.calibrated}"),
+                                 ("ours", "our_pieces", f"our win chance first <= {1 - args.calibrated:.2f}")):
+            found = [row for row in rows if row[key] is not None]
+            if found:
+                print(f"{who}: {len(found)} games, median ply {statistics.median(r[key] for r in found)}, "
+                      f"median pieces {statistics.median(r[pieces] for r in found)}")
+        both = [row["ours"] - row["theirs"] for row in rows if row["ours"] is not None and row["theirs"] is not None]
+        if both:
+            print(f"we saw it first in {sum(gap < 0 for gap in both)} of {len(both)}, at the same ply in "
+                  f"{sum(gap == 0 for gap in both)}; our ply minus theirs: median {statistics.median(both):+}")
+        return 0
     if args.agreement:
         for pawns, theirs in sorted(agreement(args.pgn, args.us).items()):
             print(f"our score {pawns:+d}: {len(theirs):5d} moves, the opponent's next score for our side: "

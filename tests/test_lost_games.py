@@ -137,3 +137,11 @@ def test_calibrated_turns_compare_the_sides_by_win_chance(tmp_path):
         {"theirs": 6, "their_pieces": 30, "ours": None, "our_pieces": None}]
     # With both sides on one scale of 100 the opponent's +2.50 (0.92) comes first.
     assert lost_games.calibrated_turns(str(path), "ours", {"us": 100.0, "them": 100.0}, 0.7)[0]["theirs"] == 4
+
+
+def test_the_logistic_fit_bears_scores_far_beyond_its_smallest_scale():
+    # Scores of 90 pawns at the smallest scale (10 cp a unit) are 900 logistic units.
+    pairs = [(9000.0, 1.0), (-9000.0, 0.0), (50.0, 0.0), (-50.0, 1.0)]
+    assert lost_games.logistic_loss(pairs, 10.0) > 0.0
+    assert 10.0 <= lost_games.fitted_scale(pairs) <= 5000.0
+    assert lost_games.sigmoid(-1000.0) == 0.0 and lost_games.sigmoid(1000.0) == 1.0

@@ -173,11 +173,19 @@ def scored_results(path: str, us: str, first_ply: int = 8, last_ply: int = 60) -
     return pairs
 
 
+def sigmoid(x: float) -> float:
+    """1 / (1 + exp(-x)), without overflow for large |x|."""
+    if x >= 0:
+        return 1.0 / (1.0 + math.exp(-x))
+    z = math.exp(x)
+    return z / (1.0 + z)
+
+
 def logistic_loss(pairs: list[tuple[float, float]], scale: float) -> float:
     """Mean cross-entropy of sigmoid(score / scale) against the results of `pairs`."""
     total = 0.0
     for centipawns, points in pairs:
-        chance = min(max(1.0 / (1.0 + math.exp(-centipawns / scale)), 1e-9), 1.0 - 1e-9)
+        chance = min(max(sigmoid(centipawns / scale), 1e-9), 1.0 - 1e-9)
         total -= points * math.log(chance) + (1.0 - points) * math.log(1.0 - chance)
     return total / len(pairs)
 
@@ -204,7 +212,7 @@ def win_chance(match, scale: float) -> float | None:
         return None
     if match.group(2) == "M":
         return 0.0 if match.group(1) == "-" else 1.0
-    return 1.0 / (1.0 + math.exp(-100.0 * value_of(match) / scale))
+    return sigmoid(100.0 * value_of(match) / scale)
 
 
 def calibrated_turns(path: str, us: str, scales: dict[str, float], chance: float) -> list[dict]:
@@ -283,7 +291,7 @@ def main() -> int:
         for side in ("us", "them"):
             print(f"{side:<5} scale {scales[side]:.0f} cp a logistic unit over {len(pairs[side])} scores "
                   f"(loss {logistic_loss(pairs[side], scales[side]):.4f}; +2.00 is a win chance of "
-                  f"{1 / (1 + math.exp(-200 / scales[side])):.2f})")
+                  f"{sigmoid(200 / scales[side]):.2f})")
         rows = calibrated_turns(args.pgn, args.us, scales, args.calibrated)
         print(f"lost games: {len(rows)}")
         for key, pieces, who in (("theirs", "their_pieces", f"opponent's win chance first >= {args.calibrated}"),

@@ -40,6 +40,7 @@ import chess.pgn
 SCORE = re.compile(r"([+-]?)(M?)([\d.]+)/(\d+)")
 TIME = re.compile(r"([\d.]+)s")
 PACE_GROUP = 5  # own moves a group
+POINTS = {"W": 1.0, "D": 0.5, "L": 0.0}  # a result letter's points
 
 
 def read_games(path: str):
@@ -164,7 +165,7 @@ def scored_results(path: str, us: str, first_ply: int = 8, last_ply: int = 60) -
         letter = our_result(game, us)
         if letter is None:
             continue
-        ours_points = {"W": 1.0, "D": 0.5, "L": 0.0}[letter]
+        ours_points = POINTS[letter]
         for ply, ours, _, match in scored_moves(game, us):
             value = value_of(match)
             if value is None or abs(value) >= 100 or not first_ply <= ply <= last_ply:
@@ -311,10 +312,9 @@ def main() -> int:
                   f"median {statistics.median(theirs):+.2f}, mean {statistics.fmean(theirs):+.2f}")
         return 0
     if args.openings:
-        points = {"W": 1.0, "D": 0.5, "L": 0.0}
         for group, pairs in opening_pairs(args.pgn, args.us, args.threshold / 2).items():
             total = sum(pairs.values())
-            score = sum(count * sum(points[letter] for letter in pair) for pair, count in pairs.items())
+            score = sum(count * sum(POINTS[letter] for letter in pair) for pair, count in pairs.items())
             detail = ", ".join(f"{pair} {count}" for pair, count in sorted(pairs.items()))
             print(f"{group:<10} {total:3d} openings: {detail or '-'}; our score "
                   f"{100 * score / (2 * total) if total else float('nan'):.1f}%")

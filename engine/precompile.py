@@ -89,6 +89,18 @@ def _exercise_training_kernels(game) -> None:
     network_score(position, NETWORK)
 
 
+def _exercise_tables() -> None:
+    """The endgame-table probe's kernels (allocating kernels, outside `kernel_count`, and the
+    signatures of the rules kernels they call), on an empty folder: a process that finds
+    tables would otherwise compile them at its first probe, on the clock."""
+    import tempfile
+
+    from .tablebase import Tablebase
+
+    with tempfile.TemporaryDirectory() as folder:
+        Tablebase("antichess", folder).exercise()
+
+
 class _CompileCounter:
     """Counts the distinct kernels numba compiles (or loads) while it is installed."""
 
@@ -137,7 +149,8 @@ def cache_is_complete() -> bool:
 
 def warmup(progress: Progress | None = None) -> float:
     """Compile (or load) every kernel the facade calls, under every rule set, in this
-    process; report each kernel to `progress`; return the seconds taken."""
+    process, then the endgame-table probe's; report each kernel of `kernel_count` to
+    `progress`; return the seconds taken."""
     from .jit.modes import compile_kernels
 
     started = time.perf_counter()
@@ -150,6 +163,7 @@ def warmup(progress: Progress | None = None) -> float:
     finally:
         if counter is not None:
             counter.close()
+    _exercise_tables()
     _mark_complete()
     return time.perf_counter() - started
 

@@ -153,6 +153,23 @@ class Tablebase:
         code = int(dtz[indexes[0]]) if indexes[0] >= 0 else 0
         return 0 if code == INVALID else code
 
+    @uses_kernels
+    def exercise(self) -> None:
+        """Call the kernels of a probe once, on a 3-piece position whose tables need not be
+        there (missing ones only make the codes INVALID), so that they are compiled, or loaded
+        from the disk cache, before a clock runs: the engine's warm-up calls this.  Otherwise
+        the first probe of a process on a cold cache compiles them on the clock (about 17 s
+        here)."""
+        from ..rules.fen import parse_fen
+
+        row = parse_fen("8/8/8/8/8/8/1p6/KN6 w - - 0 1", self.rules)
+        self._stack[0] = row
+        root_moves(self._stack, self._rules_array, self._mlist, self.registry.tdesc, self.store.keymap, GEO,
+                   self.store.buf, self._work, self._moves, self._codes)
+        locate_many(row[None, :], self.registry.tdesc, self.registry.keymap, GEO, np.zeros(64, dtype=np.int64),
+                    np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64))
+        preference(int(self._codes[0]))
+
     def probe(self, game, wait: bool = True) -> ProbeResult:
         """Probe a `Game`'s current position; without `wait`, TablebaseError(NOT_READ) while
         the tables it needs are still being read in the background (a player's clock runs)."""

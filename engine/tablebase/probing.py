@@ -93,9 +93,7 @@ class Tablebase:
         error = self.store.prepare(row, wait)
         if error:
             raise TablebaseError(error)
-        self._stack[0] = row
-        n = int(root_moves(self._stack, self._rules_array, self._mlist, self.registry.tdesc,
-                           self.store.keymap, GEO, self.store.buf, self._work, self._moves, self._codes))
+        n = self._root_codes(row)
         if n < 0:
             code = int(self._codes[0])
             self.hits += 1
@@ -147,11 +145,23 @@ class Tablebase:
         dtz = self.store.dtz_table(material, wait)
         if dtz is None:
             return 0
+        index = self._index(row)
+        code = int(dtz[index]) if index >= 0 else 0
+        return 0 if code == INVALID else code
+
+    def _root_codes(self, row: np.ndarray) -> int:
+        """`root_moves` on `row`: its legal moves and their codes into self._moves and
+        self._codes; returns their count (negative: the position's own code is self._codes[0])."""
+        self._stack[0] = row
+        return int(root_moves(self._stack, self._rules_array, self._mlist, self.registry.tdesc,
+                              self.store.keymap, GEO, self.store.buf, self._work, self._moves, self._codes))
+
+    def _index(self, row: np.ndarray) -> int:
+        """The index of `row` in its table (negative when no table holds it)."""
         tids, indexes = np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64)
         locate_many(row[None, :], self.registry.tdesc, self.registry.keymap, GEO, np.zeros(64, dtype=np.int64),
                     tids, indexes)
-        code = int(dtz[indexes[0]]) if indexes[0] >= 0 else 0
-        return 0 if code == INVALID else code
+        return int(indexes[0])
 
     @uses_kernels
     def exercise(self) -> None:
@@ -163,11 +173,8 @@ class Tablebase:
         from ..rules.fen import parse_fen
 
         row = parse_fen("8/8/8/8/8/8/1p6/KN6 w - - 0 1", self.rules)
-        self._stack[0] = row
-        root_moves(self._stack, self._rules_array, self._mlist, self.registry.tdesc, self.store.keymap, GEO,
-                   self.store.buf, self._work, self._moves, self._codes)
-        locate_many(row[None, :], self.registry.tdesc, self.registry.keymap, GEO, np.zeros(64, dtype=np.int64),
-                    np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64))
+        self._root_codes(row)
+        self._index(row)
         preference(int(self._codes[0]))
 
     def probe(self, game, wait: bool = True) -> ProbeResult:

@@ -12,7 +12,8 @@
 # uses -srand SEED+i.  Writes OUTDIR/NAME.log and OUTDIR/NAME.pgn per candidate (NAME: the
 # candidate directory's last component).  The environment may change the rule set, book and
 # time control: VARIANT=losers BOOK=tournaments/books/losers.epd TC=3+0.03 (the defaults are
-# antichess, tournaments/books/antichess-balanced-check.epd and 3+0.03).
+# antichess, tournaments/books/antichess-balanced-check.epd and 3+0.03); HASH=64 gives both
+# engines a table of that many MiB (default: the engine's own default).
 set -u
 if [ $# -lt 6 ]; then
     sed -n '2,13p' "$0" >&2
@@ -38,7 +39,7 @@ for candidate in "$@"; do
     (cd "$base" && timeout "$seconds" python3 -m antichess tournament \
         -engine name=new cmd=python3 arg=-m arg=antichess arg=uci dir="$candidate" proto=uci \
         -engine name=base cmd=python3 arg=-m arg=antichess arg=uci dir="$base" proto=uci \
-        -each restart=off tc="${TC:-3+0.03}" timemargin=300 -variant "${VARIANT:-antichess}" -games 2 -rounds 200 \
+        -each restart=off ${HASH:+option.Hash=$HASH} tc="${TC:-3+0.03}" timemargin=300 -variant "${VARIANT:-antichess}" -games 2 -rounds 200 \
         -openings file="${BOOK:-tournaments/books/antichess-balanced-check.epd}" order=random -srand $((seed + i)) \
         -concurrency "$concurrency" -sprt elo0=0 elo1=25 alpha=0.1 beta=0.1 \
         -pgnout "$out/$name.pgn" >"$out/$name.log" 2>&1) &

@@ -26,17 +26,16 @@ import chess.pgn
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from tournaments.report import game_points  # noqa: E402
 from tournaments.stats import SprtSettings, format_elo, pair_class, pentanomial_elo  # noqa: E402
 
 
-def game_points(headers, name: str) -> float | None:
-    """`name`'s points in a game from its headers; None when it did not play or has no result."""
-    result = headers.get("Result", "*")
-    if name not in (headers.get("White"), headers.get("Black")) or result not in ("1-0", "0-1", "1/2-1/2"):
+def header_points(headers, name: str) -> float | None:
+    """`name`'s points in a game from its PGN headers; None when it did not play or has no result."""
+    game = {"result": headers.get("Result", "*"), "white": headers.get("White"), "black": headers.get("Black")}
+    if name not in (game["white"], game["black"]) or game["result"] not in ("1-0", "0-1", "1/2-1/2"):
         return None
-    if result == "1/2-1/2":
-        return 0.5
-    return 1.0 if (headers.get("White") == name) == (result == "1-0") else 0.0
+    return game_points(game, name)
 
 
 def run_pairs(path: Path, name: str) -> list[tuple[float, float]]:
@@ -45,7 +44,7 @@ def run_pairs(path: Path, name: str) -> list[tuple[float, float]]:
     pairs = []
     with open(path, encoding="utf-8") as handle:
         while (headers := chess.pgn.read_headers(handle)) is not None:
-            points = game_points(headers, name)
+            points = header_points(headers, name)
             if points is None:
                 continue
             round_tag = headers.get("Round", "?")

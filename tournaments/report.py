@@ -54,7 +54,8 @@ class Summary:
     terminations: dict = field(default_factory=dict)
 
 
-def _points(game: dict, name: str) -> float:
+def game_points(game: dict, name: str) -> float:
+    """`name`'s points in a finished game (its "result", "white" and "black")."""
     if game["result"] == "1/2-1/2":
         return 0.5
     return 1.0 if (game["white"] == name) == (game["result"] == "1-0") else 0.0
@@ -79,7 +80,7 @@ def summarize(games: list[dict], names: list[str], sprt: SprtSettings | None = N
                 lines[name] = EngineLine(name)
                 histories[name] = []
             line = lines[name]
-            points = _points(game, name)
+            points = game_points(game, name)
             line.games += 1
             line.wins += points == 1.0
             line.losses += points == 0.0
@@ -92,7 +93,7 @@ def summarize(games: list[dict], names: list[str], sprt: SprtSettings | None = N
             loser = game[game["loser_forfeit"]]
             lines[loser].forfeits[game["forfeit"]] = lines[loser].forfeits.get(game["forfeit"], 0) + 1
         if head is not None:
-            points = _points(game, head.name)
+            points = game_points(game, head.name)
             head.games += 1
             head.wins += points == 1.0
             head.losses += points == 0.0
@@ -102,12 +103,12 @@ def summarize(games: list[dict], names: list[str], sprt: SprtSettings | None = N
         if len(slots) == 2:
             first, second = slots[0], slots[1]
             for name in (first["engine_a"], first["engine_b"]):
-                cls = pair_class(_points(first, name), _points(second, name))
+                cls = pair_class(game_points(first, name), game_points(second, name))
                 lines[name].penta[cls] += 1
                 est = pentanomial_elo(lines[name].penta)
                 histories[name].append((played, est.elo, est.low, est.high))
             if head is not None:
-                cls = pair_class(_points(first, head.name), _points(second, head.name))
+                cls = pair_class(game_points(first, head.name), game_points(second, head.name))
                 head.penta[cls] += 1
                 est = pentanomial_elo(head.penta)
                 history.append((played, est.elo, est.low, est.high))

@@ -262,14 +262,14 @@ def test_transposition_entries_keep_mate_distances_relative_to_the_node():
     assert tt.entry_score(tt.probe(keys, data, key), np.int64(5)) == MATE - 9
 
 
-def _null_window_node(game, depth, alpha, beta):
+def _null_window_node(game, depth, alpha, beta, searcher=None):
     """negamax on the current position as an inner node (ply 1); returns (score, nodes)."""
     import numpy as np
 
     from engine.search.alphabeta import negamax
     from engine.search.state import MAX_PLY, STATE_NODES
 
-    searcher = Searcher(16)
+    searcher = searcher or Searcher(16)
     with game.kernel_rows(MAX_PLY + 4) as (stack, mlist, idx, rules):
         arrays = searcher.kernel_arrays(stack.shape[0], rules)
         arrays.state[:] = 0
@@ -400,3 +400,51 @@ def test_quiescence_stands_pat_on_a_choice_of_captures_below_the_horizon():
     single = Game("antichess", "rnbqkbnr/ppp1pppp/8/3p4/4P3/8/PPPP1PPP/RNBQKBNR w - - 0 1")
     static = _static_losing_score(single)
     assert _null_window_node(single, 0, static - 1, static)[1] > 1  # exd5 is searched
+
+
+def test_correction_history_learns_the_static_scores_error_by_pawn_structure():
+    """The static score of a quiet compulsory-capture node off the principal variation is
+    corrected by what searches found below positions of the same pawns and side to move: an
+    update moves the entry towards the error (more for deeper nodes, never past the limit),
+    the pruning then sees the corrected score, and a new game forgets it."""
+    import numpy as np
+
+    from engine.search.alphabeta import (
+        CORRECTION_GRAIN, CORRECTION_LIMIT, FUTILITY_MARGIN, corrected, correction_slot, update_correction,
+    )
+    from engine.search.state import CORRECTION_SIZE, MAX_PLY
+
+    start = Game("antichess")
+    knight_out = Game("antichess", "rnbqkbnr/pppppppp/8/8/8/5N2/PPPPPPPP/RNBQKB1R b KQkq - 1 1")
+    pawn_out = Game("antichess", "rnbqkbnr/pppppppp/8/8/8/4P3/PPPP1PPP/RNBQKBNR b KQkq - 0 1")
+    searcher = Searcher(16)
+    slots = {}
+    for name, game in (("start", start), ("knight", knight_out), ("pawn", pawn_out)):
+        with game.kernel_rows(MAX_PLY + 4) as (stack, mlist, idx, rules):
+            slots[name] = int(correction_slot(stack[idx]))
+    assert all(0 <= slot < CORRECTION_SIZE for slot in slots.values())
+    assert slots["start"] == slots["knight"] != slots["pawn"]  # pawns only
+
+    with start.kernel_rows(MAX_PLY + 4) as (stack, mlist, idx, rules):
+        table = searcher.kernel_arrays(stack.shape[0], rules).correction
+        pos = stack[idx]
+        update_correction(table, pos, np.int64(40), np.int64(3))  # a tenth of the way at depth 3
+        assert table[0, slots["start"]] == 40 * CORRECTION_GRAIN * 10 // 256
+        assert table[1, slots["start"]] == 0  # the other side to move has its own entry
+        assert corrected(table, pos, np.int64(100)) == 100 + table[0, slots["start"]] // CORRECTION_GRAIN
+        for _ in range(200):
+            update_correction(table, pos, np.int64(10_000), np.int64(20))
+        # it closes in on the limit (within the update's rounding) and never passes it
+        assert CORRECTION_LIMIT * CORRECTION_GRAIN - 1 <= table[0, slots["start"]] <= CORRECTION_LIMIT * CORRECTION_GRAIN
+
+    # The pruning sees the corrected score: a node whose raw score is just short of the
+    # margin is cut at once where its structure has been found to score higher.
+    static = _static_losing_score(start)
+    beta = static - 2 * FUTILITY_MARGIN + 10
+    table[0, slots["start"]] = 20 * CORRECTION_GRAIN
+    assert _null_window_node(start, 2, beta - 1, beta, searcher) == (static + 20, 1)
+    table[0, slots["start"]] = 0
+    assert _null_window_node(start, 2, beta - 1, beta, searcher)[1] > 1
+    table[1, 5] = 7
+    searcher.new_game()
+    assert not table.any()

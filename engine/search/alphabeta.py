@@ -15,7 +15,7 @@ import numpy as np
 
 from ..jit.modes import kernel
 from ..rules.bitboards import (
-    BISHOP, CAPTURE_FLAG, KNIGHT, MOVE_PASS, NO_SQUARE, OCC, P_CASTLE, P_EP, P_KEY, P_SIDE, QUEEN, ROOK, ZERO,
+    BISHOP, CAPTURE_FLAG, KNIGHT, MOVE_PASS, NO_SQUARE, OCC, P_CASTLE, P_EP, P_KEY, P_SIDE, PAWN, QUEEN, ROOK, ZERO,
     count,
 )
 from ..rules.attacks import check_state
@@ -27,7 +27,7 @@ from ..tablebase.indexing import table_code
 from . import tt
 from .ordering import SECOND_KILLER_SCORE, order_moves, pick, record_cutoff
 from .scores import INFINITY, MATE, MATE_BOUND
-from .state import MAX_PLY, STATE_BEST_MOVE, STATE_NODES, STATE_ROOT_DONE, STATE_SELDEPTH, STATE_STOPPED, STATE_TBHITS, should_stop
+from .state import CORRECTION_BITS, MAX_PLY, STATE_BEST_MOVE, STATE_NODES, STATE_ROOT_DONE, STATE_SELDEPTH, STATE_STOPPED, STATE_TBHITS, should_stop
 from .static import count_moves_and_captures, evaluate, evaluate_losing, pseudo_legal_is_legal
 
 QUIESCENCE_PLIES = 12  # forced sequences (captures, evasions) followed below the horizon
@@ -37,6 +37,42 @@ NULL_MOVE_PIECES = 8  # null move under compulsory capture only with this many p
 NULL_MOVE_REDUCTION = 2
 LATE_MOVE_DEPTH = 3  # quiet compulsory-capture nodes this close to the horizon prune late moves
 FUTILITY_MARGIN = 60  # per ply of depth left, quiet compulsory-capture nodes
+SINGULAR_DEPTH = 8  # nodes this far from the horizon may extend a singular table move
+SINGULAR_MARGIN = 2  # centipawns per ply of depth below the table score
+CORRECTION_GRAIN = 256  # correction-history entries are centipawns times this
+CORRECTION_LIMIT = 64  # centipawns a correction reaches at most
+CORRECTION_WEIGHT = 256  # an update moves an entry min(1 + depth^2, 128) / this of the way
+CORRECTION_AT_LEAVES = False  # quiet leaves corrected too, not only the static score of pruning
+_CORRECTION_MASK = np.uint64((1 << CORRECTION_BITS) - 1)
+
+
+@kernel
+def correction_slot(pos):
+    """The correction-history entry of a position: both sides' pawns folded (no multiply,
+    so the interpreted kernels do not overflow)."""
+    black = pos[8 + PAWN]
+    mixed = pos[PAWN] ^ (black << np.uint64(5)) ^ (black >> np.uint64(59))
+    mixed ^= mixed >> np.uint64(32)
+    mixed ^= mixed >> np.uint64(CORRECTION_BITS)
+    return np.int64(mixed & _CORRECTION_MASK)
+
+
+@kernel
+def corrected(correction, pos, value):
+    """`value`, a static score for the side to move, plus its pawn structure's learnt error."""
+    return value + np.int64(correction[np.int64(pos[P_SIDE]), correction_slot(pos)]) // CORRECTION_GRAIN
+
+
+@kernel
+def update_correction(correction, pos, error, depth):
+    """Move the entry of `pos` towards `error` (search score minus raw static score)."""
+    limit = CORRECTION_LIMIT * CORRECTION_GRAIN
+    target = min(max(error * CORRECTION_GRAIN, -limit), limit)
+    weight = min(1 + depth * depth, 128)
+    side = np.int64(pos[P_SIDE])
+    slot = correction_slot(pos)
+    old = np.int64(correction[side, slot])
+    correction[side, slot] = np.int32((old * (CORRECTION_WEIGHT - weight) + target * weight) // CORRECTION_WEIGHT)
 
 
 @kernel
@@ -110,6 +146,8 @@ def negamax(stack, idx, depth, alpha, beta, ply, rules, mlist, s):
         # capture, more than one move).
         moves, captures = count_moves_and_captures(pos, rules)
         if moves > 1 and captures == 0:
+            if CORRECTION_AT_LEAVES:
+                return corrected(s.correction, pos, evaluate_losing(stack, idx, rules, mlist, moves, network))
             return evaluate_losing(stack, idx, rules, mlist, moves, network)
 
     tt.prefetch(s.tt.keys, s.tt.data, pos[P_KEY])  # the probe comes after the moves are generated
@@ -190,8 +228,11 @@ def negamax(stack, idx, depth, alpha, beta, ply, rules, mlist, s):
                       and count(pos[OCC] | pos[8 + OCC]) >= NULL_MOVE_PIECES)
     static_pruning_node = quiet_off_pv and depth <= 3 and abs(beta) < MATE_BOUND
     static_eval = np.int64(0)
-    if null_move_node or static_pruning_node:
-        static_eval = evaluate_losing(stack, idx, rules, mlist, np.int64(n), network)
+    raw_eval = np.int64(0)
+    has_static = null_move_node or static_pruning_node
+    if has_static:
+        raw_eval = evaluate_losing(stack, idx, rules, mlist, np.int64(n), network)
+        static_eval = corrected(s.correction, pos, raw_eval)
     if null_move_node and static_eval >= beta:
         make_move(stack, idx, idx + 1, np.int32(MOVE_PASS << 15), rules)
         value = -negamax(stack, idx + 1, depth - 1 - NULL_MOVE_REDUCTION - depth // 6, -beta,
@@ -206,6 +247,35 @@ def negamax(stack, idx, depth, alpha, beta, ply, rules, mlist, s):
     scores = s.scores
     order_moves(stack, idx, mlist, scores, n, tt_move, s.killers, s.history, ply, rules)
     late_moves_prunable = quiet_off_pv and depth <= LATE_MOVE_DEPTH
+
+    # Singular extension: a table move that holds a lower or exact score from nearly this
+    # depth, where every other move searched at half the depth on a null window below that
+    # score stays below it, is searched a ply deeper; where one reaches the window and the
+    # window lies at or above beta, that score is returned (multi-cut).
+    singular_move = np.int64(0)
+    if (not quiescent and not forced and ply > 0 and depth >= SINGULAR_DEPTH and tt_move != 0 and entry >= 0
+            and tt.entry_depth(entry) >= depth - 3 and tt.entry_bound(entry) != tt.BOUND_UPPER):
+        tt_value = tt.entry_score(entry, ply)
+        if abs(tt_value) < MATE_BOUND:
+            singular_beta = tt_value - SINGULAR_MARGIN * depth
+            singular_depth = (depth - 1) // 2
+            singular = True
+            for i in range(n):
+                move = pick(mlist, scores, idx, i, n)
+                if move == tt_move:
+                    continue
+                make_move(stack, idx, idx + 1, np.int32(move), rules)
+                value = -negamax(stack, idx + 1, singular_depth - 1, -singular_beta, -singular_beta + 1, ply + 1,
+                                 rules, mlist, s)
+                if state[STATE_STOPPED]:
+                    return np.int64(0)
+                if value >= singular_beta:
+                    singular = False
+                    break
+            if singular:
+                singular_move = tt_move
+            elif singular_beta >= beta:
+                return singular_beta
     best = np.int64(-INFINITY)
     best_move = np.int64(0)
     original_alpha = alpha
@@ -223,8 +293,9 @@ def negamax(stack, idx, depth, alpha, beta, ply, rules, mlist, s):
                 and not (move >> 12) & 7 and best > -MATE_BOUND):
             continue  # a late quiet move that offers nothing, close to the horizon
         make_move(stack, idx, idx + 1, np.int32(move), rules)
+        extension = 1 if move == singular_move else 0
         if searched == 0:
-            value = -negamax(stack, idx + 1, depth - 1, -beta, -alpha, ply + 1, rules, mlist, s)
+            value = -negamax(stack, idx + 1, depth - 1 + extension, -beta, -alpha, ply + 1, rules, mlist, s)
         else:
             reduction = 0
             if depth >= 3 and not is_capture and not forced and not (move >> 12) & 7:
@@ -239,7 +310,7 @@ def negamax(stack, idx, depth, alpha, beta, ply, rules, mlist, s):
                         reduction += 1  # its history says such moves have failed here before
             value = -negamax(stack, idx + 1, depth - 1 - reduction, -alpha - 1, -alpha, ply + 1, rules, mlist, s)
             if value > alpha and (reduction > 0 or value < beta):
-                value = -negamax(stack, idx + 1, depth - 1, -beta, -alpha, ply + 1, rules, mlist, s)
+                value = -negamax(stack, idx + 1, depth - 1 + extension, -beta, -alpha, ply + 1, rules, mlist, s)
         searched += 1
         if state[STATE_STOPPED]:
             return np.int64(0)
@@ -265,6 +336,9 @@ def negamax(stack, idx, depth, alpha, beta, ply, rules, mlist, s):
         return alpha
     if best < capture_floor:
         best = capture_floor
+    if (has_static and abs(best) < MATE_BOUND and not (best >= beta and best <= static_eval)
+            and not (best <= original_alpha and best >= static_eval)):
+        update_correction(s.correction, pos, best - raw_eval, depth)
     if not captures_only:
         bound = tt.BOUND_UPPER
         if best >= beta:

@@ -93,6 +93,7 @@ class Searcher:
         tt.clear(self.tt)
         self.arrays.killers[:] = 0
         self.arrays.history[:] = 0
+        self.arrays.correction[:] = 0
 
     def stop(self) -> None:
         """Ask a running search to return as soon as possible (thread-safe, idempotent)."""
@@ -348,7 +349,7 @@ class Searcher:
                 beta = min(INFINITY, beta + window)
             else:
                 return score, found
-            window *= 3
+            window *= 2
 
     def _complete_pv(self, stack, idx, rules, mlist, pv: list[Move], depth: int) -> list[Move]:
         """`pv` lengthened to `depth` moves where the search's PV stopped early (a table hit

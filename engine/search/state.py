@@ -32,6 +32,8 @@ STATE_SIZE = 8
 CONTROL_STOP, CONTROL_NODE_LIMIT, CONTROL_CHECK_MASK = range(3)
 CONTROL_SIZE = 4
 CHECK_INTERVAL = 2047  # control[CONTROL_CHECK_MASK] for compiled kernels
+CORRECTION_BITS = 14
+CORRECTION_SIZE = 1 << CORRECTION_BITS  # correction-history entries a side
 
 
 class ProbeTables(NamedTuple):
@@ -52,7 +54,8 @@ class SearchArrays(NamedTuple):
     """One search thread's arrays (the table is shared between threads).
 
     scores int32[rows, MAX_MOVES]: move-ordering scores by stack row; killers
-    int32[MAX_PLY, 2]; history int32[2, 64, 64]; pv int32[MAX_PLY, MAX_PLY] and pv_length
+    int32[MAX_PLY, 2]; history int32[2, 64, 64]; correction int32[2, CORRECTION_SIZE]: the
+    static score's learnt error by side to move and pawn structure; pv int32[MAX_PLY, MAX_PLY] and pv_length
     int64[MAX_PLY]: the principal variation of each ply; state and control (above);
     excluded int32[MAX_MOVES]: root moves not to search (0 = empty slot); tables: the
     ProbeTables; network: the evaluation network's weights (engine.search.network)."""
@@ -61,6 +64,7 @@ class SearchArrays(NamedTuple):
     tt: TranspositionTable
     killers: np.ndarray
     history: np.ndarray
+    correction: np.ndarray
     pv: np.ndarray
     pv_length: np.ndarray
     state: np.ndarray
@@ -87,6 +91,7 @@ class ThreadArrays:
         self.state = own_cache_lines(STATE_SIZE)
         self.killers = np.zeros((MAX_PLY, 2), dtype=np.int32)
         self.history = np.zeros((2, 64, 64), dtype=np.int32)
+        self.correction = np.zeros((2, CORRECTION_SIZE), dtype=np.int32)
         self.pv = np.zeros((MAX_PLY, MAX_PLY), dtype=np.int32)
         self.pv_length = np.zeros(MAX_PLY, dtype=np.int64)
         self.scores = np.zeros((0, MAX_MOVES), dtype=np.int32)
@@ -106,7 +111,7 @@ class ThreadArrays:
     def bundle(self, tt: TranspositionTable, control: np.ndarray, tables: ProbeTables,
                network: np.ndarray) -> SearchArrays:
         """These arrays with the shared ones, as the kernels take them."""
-        return SearchArrays(self.scores, tt, self.killers, self.history, self.pv, self.pv_length,
+        return SearchArrays(self.scores, tt, self.killers, self.history, self.correction, self.pv, self.pv_length,
                             self.state, control, self.excluded, tables, network)
 
 

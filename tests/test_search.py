@@ -448,3 +448,36 @@ def test_correction_history_learns_the_static_scores_error_by_pawn_structure():
     table[1, 5] = 7
     searcher.new_game()
     assert not table.any()
+
+
+def test_singular_extension_test_cuts_off_where_other_moves_hold_the_table_score():
+    """Multi-cut: a node far enough from the horizon whose table entry (a lower bound from
+    a ply shallower, so no table cut-off) is more than 2 centipawns a ply above beta tests the
+    other moves at half depth on a null window that far below the entry's score; in a quiet
+    king-and-pawn ending every move holds a score so low, and the node returns that window's
+    bound at once instead of searching on.  Without the entry it searches its moves to fail
+    high."""
+    import numpy as np
+
+    from engine.rules.bitboards import P_KEY
+    from engine.rules.movegen import legal_moves
+    from engine.search import tt
+    from engine.search.alphabeta import SINGULAR_DEPTH, SINGULAR_MARGIN
+    from engine.search.state import MAX_PLY
+
+    game = Game("chess", "8/5k2/3p4/3P4/2P5/8/5K2/8 w - - 0 1")
+    depth, table_score = SINGULAR_DEPTH, -900
+    window = table_score - SINGULAR_MARGIN * depth
+    beta = window - 5
+    unmarked, unmarked_nodes = _null_window_node(game, depth, beta - 1, beta)
+    assert unmarked >= beta and unmarked != window  # it fails high by searching its moves
+
+    searcher = Searcher(16)
+    with game.kernel_rows(MAX_PLY + 4) as (stack, mlist, idx, rules):
+        assert legal_moves(stack, np.int64(idx), rules, mlist) > 2
+        table = searcher.kernel_arrays(stack.shape[0], rules).tt
+        tt.store(table.keys, table.data, stack[idx][P_KEY], np.int64(mlist[idx, 0]), np.int64(table_score),
+                 np.int64(depth - 1), np.int64(tt.BOUND_LOWER), np.int64(1))
+    score, nodes = _null_window_node(game, depth, beta - 1, beta, searcher)
+    assert score == window
+    assert nodes < unmarked_nodes

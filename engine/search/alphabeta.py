@@ -42,7 +42,6 @@ SINGULAR_MARGIN = 2  # centipawns per ply of depth below the table score
 CORRECTION_GRAIN = 256  # correction-history entries are centipawns times this
 CORRECTION_LIMIT = 64  # centipawns a correction reaches at most
 CORRECTION_WEIGHT = 256  # an update moves an entry min(1 + depth^2, 128) / this of the way
-CORRECTION_AT_LEAVES = False  # quiet leaves corrected too, not only the static score of pruning
 _CORRECTION_MASK = np.uint64((1 << CORRECTION_BITS) - 1)
 
 
@@ -146,8 +145,6 @@ def negamax(stack, idx, depth, alpha, beta, ply, rules, mlist, s):
         # capture, more than one move).
         moves, captures = count_moves_and_captures(pos, rules)
         if moves > 1 and captures == 0:
-            if CORRECTION_AT_LEAVES:
-                return corrected(s.correction, pos, evaluate_losing(stack, idx, rules, mlist, moves, network))
             return evaluate_losing(stack, idx, rules, mlist, moves, network)
 
     tt.prefetch(s.tt.keys, s.tt.data, pos[P_KEY])  # the probe comes after the moves are generated

@@ -481,3 +481,40 @@ def test_singular_extension_test_cuts_off_where_other_moves_hold_the_table_score
     score, nodes = _null_window_node(game, depth, beta - 1, beta, searcher)
     assert score == window
     assert nodes < unmarked_nodes
+
+
+def test_a_table_move_far_above_every_other_is_searched_two_plies_deeper_near_the_root():
+    """The singular test at a null-window node: when every other move stays more than
+    DOUBLE_MARGIN below the test's window, the table move is searched two plies deeper
+    instead of one, but only closer to the root than the root iteration's depth
+    (STATE_ROOT_DEPTH), which bounds how far such extensions can stretch a line.  In the
+    antichess start position (no capture, so not forced) a table entry scoring the first move
+    600 centipawns leaves every other move far below the window; at ply 1 the line reaches
+    deeper once the bound passes the node's ply, and not before."""
+    import numpy as np
+
+    from engine.rules.bitboards import P_KEY
+    from engine.rules.movegen import legal_moves
+    from engine.search import tt
+    from engine.search.alphabeta import SINGULAR_DEPTH, negamax
+    from engine.search.state import MAX_PLY, STATE_ROOT_DEPTH, STATE_SELDEPTH
+
+    game = Game("antichess")
+
+    def seldepth(root_depth):
+        searcher = Searcher(16)
+        with game.kernel_rows(MAX_PLY + 4) as (stack, mlist, idx, rules):
+            assert legal_moves(stack, np.int64(idx), rules, mlist) == 20
+            arrays = searcher.kernel_arrays(stack.shape[0], rules)
+            tt.store(arrays.tt.keys, arrays.tt.data, stack[idx][P_KEY], np.int64(mlist[idx, 0]), np.int64(600),
+                     np.int64(SINGULAR_DEPTH - 1), np.int64(tt.BOUND_LOWER), np.int64(1))
+            arrays.state[:] = 0
+            arrays.state[STATE_ROOT_DEPTH] = root_depth
+            negamax(stack, np.int64(idx), np.int64(SINGULAR_DEPTH), np.int64(0), np.int64(1), np.int64(1),
+                    rules, mlist, arrays)
+        return int(arrays.state[STATE_SELDEPTH])
+
+    single = seldepth(1)  # the node's own ply: one ply deeper only
+    assert seldepth(0) == single
+    assert seldepth(2) > single
+    assert seldepth(SINGULAR_DEPTH + 4) > single

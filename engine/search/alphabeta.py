@@ -27,7 +27,7 @@ from ..tablebase.indexing import table_code
 from . import tt
 from .ordering import SECOND_KILLER_SCORE, order_moves, pick, record_cutoff
 from .scores import INFINITY, MATE, MATE_BOUND
-from .state import CORRECTION_BITS, MAX_PLY, STATE_BEST_MOVE, STATE_NODES, STATE_ROOT_DONE, STATE_SELDEPTH, STATE_STOPPED, STATE_TBHITS, should_stop
+from .state import CORRECTION_BITS, MAX_PLY, STATE_BEST_MOVE, STATE_NODES, STATE_ROOT_DEPTH, STATE_ROOT_DONE, STATE_SELDEPTH, STATE_STOPPED, STATE_TBHITS, should_stop
 from .static import count_moves_and_captures, evaluate, evaluate_losing, pseudo_legal_is_legal
 
 QUIESCENCE_PLIES = 12  # forced sequences (captures, evasions) followed below the horizon
@@ -39,6 +39,7 @@ LATE_MOVE_DEPTH = 3  # quiet compulsory-capture nodes this close to the horizon 
 FUTILITY_MARGIN = 60  # per ply of depth left, quiet compulsory-capture nodes
 SINGULAR_DEPTH = 8  # nodes this far from the horizon may extend a singular table move
 SINGULAR_MARGIN = 2  # centipawns per ply of depth below the table score
+DOUBLE_MARGIN = 25  # off the PV, every other move this far below the singular window: two plies deeper
 CORRECTION_GRAIN = 256  # correction-history entries are centipawns times this
 CORRECTION_LIMIT = 64  # centipawns a correction reaches at most
 CORRECTION_WEIGHT = 256  # an update moves an entry min(1 + depth^2, 128) / this of the way
@@ -250,6 +251,7 @@ def negamax(stack, idx, depth, alpha, beta, ply, rules, mlist, s):
     # score stays below it, is searched a ply deeper; where one reaches the window and the
     # window lies at or above beta, that score is returned (multi-cut).
     singular_move = np.int64(0)
+    singular_extension = 1
     if (not quiescent and not forced and ply > 0 and depth >= SINGULAR_DEPTH and tt_move != 0 and entry >= 0
             and tt.entry_depth(entry) >= depth - 3 and tt.entry_bound(entry) != tt.BOUND_UPPER):
         tt_value = tt.entry_score(entry, ply)
@@ -257,6 +259,7 @@ def negamax(stack, idx, depth, alpha, beta, ply, rules, mlist, s):
             singular_beta = tt_value - SINGULAR_MARGIN * depth
             singular_depth = (depth - 1) // 2
             singular = True
+            others_best = np.int64(-INFINITY)
             for i in range(n):
                 move = pick(mlist, scores, idx, i, n)
                 if move == tt_move:
@@ -266,11 +269,15 @@ def negamax(stack, idx, depth, alpha, beta, ply, rules, mlist, s):
                                  rules, mlist, s)
                 if state[STATE_STOPPED]:
                     return np.int64(0)
+                if value > others_best:
+                    others_best = value
                 if value >= singular_beta:
                     singular = False
                     break
             if singular:
                 singular_move = tt_move
+                if beta - alpha == 1 and others_best < singular_beta - DOUBLE_MARGIN and ply < state[STATE_ROOT_DEPTH]:
+                    singular_extension = 2
             elif singular_beta >= beta:
                 return singular_beta
     best = np.int64(-INFINITY)
@@ -290,7 +297,7 @@ def negamax(stack, idx, depth, alpha, beta, ply, rules, mlist, s):
                 and not (move >> 12) & 7 and best > -MATE_BOUND):
             continue  # a late quiet move that offers nothing, close to the horizon
         make_move(stack, idx, idx + 1, np.int32(move), rules)
-        extension = 1 if move == singular_move else 0
+        extension = singular_extension if move == singular_move else 0
         if searched == 0:
             value = -negamax(stack, idx + 1, depth - 1 + extension, -beta, -alpha, ply + 1, rules, mlist, s)
         else:
@@ -351,4 +358,5 @@ def search_root(stack, idx, depth, alpha, beta, rules, mlist, s):
     """One iteration at `depth` from stack[idx]; the best move lands in
     s.state[STATE_BEST_MOVE].  Root moves listed in s.excluded are not searched."""
     s.state[STATE_ROOT_DONE] = 0
+    s.state[STATE_ROOT_DEPTH] = depth
     return negamax(stack, idx, depth, alpha, beta, np.int64(0), rules, mlist, s)

@@ -248,8 +248,10 @@ def negamax(stack, idx, depth, alpha, beta, ply, rules, mlist, s):
 
     # Singular extension: a table move that holds a lower or exact score from nearly this
     # depth, where every other move searched at half the depth on a null window below that
-    # score stays below it, is searched a ply deeper; where one reaches the window and the
-    # window lies at or above beta, that score is returned (multi-cut).
+    # score stays below it, is searched a ply deeper (two off the PV where every other move
+    # stays DOUBLE_MARGIN below the window, while the node is closer to the root than the
+    # iteration's depth, which bounds the lines this stretches); where one reaches the window
+    # and the window lies at or above beta, that score is returned (multi-cut).
     singular_move = np.int64(0)
     singular_extension = 1
     if (not quiescent and not forced and ply > 0 and depth >= SINGULAR_DEPTH and tt_move != 0 and entry >= 0

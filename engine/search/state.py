@@ -8,7 +8,8 @@ search table is one more field here and one more line in `new_search_arrays`; th
 take the bundle whole (numba passes a named tuple's arrays as separate arguments, so it
 costs nothing).
 
-- state int64[STATE_SIZE]: counters the kernels write (nodes, seldepth, best root move...).
+- state int64[STATE_SIZE]: counters the kernels write (nodes, seldepth, best root move...),
+  and the depth of the running root iteration (STATE_ROOT_DEPTH).
 - control int64[CONTROL_SIZE]: written by Python (stop flag, node limit, check mask).  The
   kernels read the stop flag with an atomic load (a plain load could be hoisted out of the
   loop) whenever the node count has no bit of control[CONTROL_CHECK_MASK] set: every 2048

@@ -9,7 +9,7 @@ from ..rules.bitboards import CAPTURE_FLAG
 from ..rules.movegen import make_move
 from .alphabeta import negamax
 from .scores import INFINITY, MATE_BOUND
-from .state import STATE_SELDEPTH, STATE_STOPPED, SearchArrays
+from .state import STATE_ROOT_DEPTH, STATE_SELDEPTH, STATE_STOPPED, SearchArrays
 
 ASPIRATION_WINDOW = 25  # centipawns either side of the expected score
 NOT_QUIET = CAPTURE_FLAG | (7 << 12)  # captures and promotions (engine.rules.bitboards move layout)
@@ -45,6 +45,7 @@ def lines_iteration(arrays: SearchArrays, stack, idx, depth, rules, mlist, order
 
     state[STATE_SELDEPTH] = 0
     state[STATE_STOPPED] = 0
+    state[STATE_ROOT_DEPTH] = depth  # as search_root records it, for the double singular extension
     # Losing-chess scores swing between odd and even depths: the aspiration bounds come
     # from the last two depths (the floor from the lower of their `lines`-th scores).
     recent = [top for top in history[-2:] if len(top) == min(lines, len(order))]

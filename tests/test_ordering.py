@@ -19,26 +19,27 @@ def _entry(history, side, code):
     return int(history[side, code & 63, (code >> 6) & 63])
 
 
+def _cutoff(game, codes, cut, depth, ply, killers, history):
+    """record_cutoff with `codes` as the node's move list, the cut-th of them cutting off."""
+    with game.kernel_rows(MAX_PLY + 4) as (stack, mlist, idx, rules):
+        for i, code in enumerate(codes):
+            mlist[idx, i] = code
+        record_cutoff(stack, np.int64(idx), mlist, np.int64(cut), np.int64(codes[cut]), np.int64(depth),
+                      np.int64(ply), killers, history)
+
+
 def test_a_cutoff_raises_its_move_and_lowers_the_quiet_moves_searched_before_it():
     game = Game("antichess")
     codes = [move.code for move in game.legal_moves()][:6]
     killers, history = _tables()
-    with game.kernel_rows(MAX_PLY + 4) as (stack, mlist, idx, rules):
-        for i, code in enumerate(codes):
-            mlist[idx, i] = code
-        record_cutoff(stack, np.int64(idx), mlist, np.int64(3), np.int64(codes[3]), np.int64(6), np.int64(2),
-                      killers, history)
+    _cutoff(game, codes, 3, 6, 2, killers, history)
     assert killers[2, 0] == codes[3]
     assert _entry(history, 0, codes[3]) > 0
     assert all(_entry(history, 0, code) < 0 for code in codes[:3])
     assert all(_entry(history, 0, code) == 0 for code in codes[4:])
     assert not history[1].any()  # White's cut-off: Black's table untouched
     deeper_killers, deeper = _tables()
-    with game.kernel_rows(MAX_PLY + 4) as (stack, mlist, idx, rules):
-        for i, code in enumerate(codes):
-            mlist[idx, i] = code
-        record_cutoff(stack, np.int64(idx), mlist, np.int64(3), np.int64(codes[3]), np.int64(12), np.int64(2),
-                      deeper_killers, deeper)
+    _cutoff(game, codes, 3, 12, 2, deeper_killers, deeper)
     assert _entry(deeper, 0, codes[3]) > _entry(history, 0, codes[3])  # a deeper cut-off counts more
 
 
@@ -47,14 +48,10 @@ def test_history_entries_stay_within_their_limit():
     codes = [move.code for move in game.legal_moves()][:4]  # no capture in this position
     killers, history = _tables()
     rng = np.random.default_rng(7)
-    with game.kernel_rows(MAX_PLY + 4) as (stack, mlist, idx, rules):
-        for i, code in enumerate(codes):
-            mlist[idx, i] = code
-        for _ in range(3000):
-            cut = int(rng.integers(0, 2)) * 3  # the first or the last of the four cuts off
-            record_cutoff(stack, np.int64(idx), mlist, np.int64(cut), np.int64(codes[cut]),
-                          np.int64(rng.integers(1, 40)), np.int64(0), killers, history)
-            assert np.abs(history).max() <= HISTORY_LIMIT
+    for _ in range(3000):
+        cut = int(rng.integers(0, 2)) * 3  # the first or the last of the four cuts off
+        _cutoff(game, codes, cut, int(rng.integers(1, 40)), 0, killers, history)
+        assert np.abs(history).max() <= HISTORY_LIMIT
     # The two middle moves never cut off and always came before the last one.
     assert _entry(history, 0, codes[1]) < 0 and _entry(history, 0, codes[2]) < 0
     assert _entry(history, 0, codes[0]) > _entry(history, 0, codes[1])

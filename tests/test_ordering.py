@@ -1,6 +1,7 @@
 """Killers and history after a quiet cut-off (engine.search.ordering.record_cutoff): the
-move that cut off rises, the quiet moves searched before it fall, captures and later moves
-are left alone, and no entry stays beyond +-HISTORY_LIMIT however often it is updated."""
+move that cut off rises, the quiet moves searched before it fall, later moves and the other
+side's table are left alone, and no entry stays beyond +-HISTORY_LIMIT however often it is
+updated."""
 
 from __future__ import annotations
 

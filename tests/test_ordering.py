@@ -1,14 +1,14 @@
 """Killers and history after a quiet cut-off (engine.search.ordering.record_cutoff): the
 move that cut off rises, the quiet moves searched before it fall, later moves and the other
-side's table are left alone, and no entry stays beyond +-HISTORY_LIMIT however often it is
-updated."""
+side's table are left alone, each update is pulled back in proportion to the entry
+(gravity), and no entry passes +-HISTORY_LIMIT however often it is updated."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from engine import Game
-from engine.search.ordering import HISTORY_LIMIT, record_cutoff
+from engine.search.ordering import HISTORY_BONUS_LIMIT, HISTORY_LIMIT, history_update, record_cutoff
 from engine.search.state import MAX_PLY
 
 
@@ -56,3 +56,33 @@ def test_history_entries_stay_within_their_limit():
     # The two middle moves never cut off and always came before the last one.
     assert _entry(history, 0, codes[1]) < 0 and _entry(history, 0, codes[2]) < 0
     assert _entry(history, 0, codes[0]) > _entry(history, 0, codes[1])
+
+
+def test_a_bonus_grows_with_depth_squared_up_to_its_cap_and_shrinks_near_the_limit():
+    game = Game("antichess")
+    codes = [move.code for move in game.legal_moves()][:2]
+    for depth in (1, 5, 16, 40):
+        killers, history = _tables()
+        _cutoff(game, codes, 1, depth, 0, killers, history)
+        bonus = min(8 * depth * depth, HISTORY_BONUS_LIMIT)
+        assert _entry(history, 0, codes[1]) == bonus
+        assert _entry(history, 0, codes[0]) == -bonus
+    # Gravity: from an entry of `old`, a bonus b moves it to old + b - old * |b| / limit,
+    # so an entry at the limit stays there and a large one moves less than a small one.
+    history = np.zeros((2, 64, 64), dtype=np.int32)
+    for old, bonus in ((0, 2048), (4096, 2048), (HISTORY_LIMIT, 2048), (-HISTORY_LIMIT, 2048),
+                       (-3000, -512), (HISTORY_LIMIT, -HISTORY_BONUS_LIMIT)):
+        history[1, 12, 28] = old
+        history_update(history, np.int64(1), np.int64(12), np.int64(28), np.int64(bonus))
+        expected = old + bonus - (old * abs(bonus)) // HISTORY_LIMIT
+        assert int(history[1, 12, 28]) == expected
+        assert abs(expected) <= HISTORY_LIMIT
+    history[1, 12, 28] = HISTORY_LIMIT
+    history_update(history, np.int64(1), np.int64(12), np.int64(28), np.int64(2048))
+    assert history[1, 12, 28] == HISTORY_LIMIT
+    history[1, 12, 28] = 0
+    history_update(history, np.int64(1), np.int64(12), np.int64(28), np.int64(2048))
+    small_step = int(history[1, 12, 28])
+    history[1, 12, 28] = 6000
+    history_update(history, np.int64(1), np.int64(12), np.int64(28), np.int64(2048))
+    assert int(history[1, 12, 28]) - 6000 < small_step

@@ -41,7 +41,7 @@ SINGULAR_DEPTH = 8  # nodes this far from the horizon may extend a singular tabl
 SINGULAR_MARGIN = 2  # centipawns per ply of depth below the table score
 DOUBLE_MARGIN = 25  # off the PV, every other move this far below the singular window: two plies deeper
 CORRECTION_GRAIN = 256  # correction-history entries are centipawns times this
-CORRECTION_LIMIT = 64  # centipawns a correction reaches at most
+CORRECTION_LIMIT = 128  # centipawns a correction reaches at most
 CORRECTION_WEIGHT = 256  # an update moves an entry min(1 + depth^2, 128) / this of the way
 _CORRECTION_MASK = np.uint64((1 << CORRECTION_BITS) - 1)
 

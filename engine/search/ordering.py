@@ -23,7 +23,8 @@ PROMOTION_SCORE = 95000
 OFFER_SCORE = 92000
 FIRST_KILLER_SCORE = 90000
 SECOND_KILLER_SCORE = 89000  # offers and the first killer score above
-HISTORY_LIMIT = 50000  # a side's history table is halved when an entry it touches passes +-this
+HISTORY_LIMIT = 8192  # history entries stay within +-this (gravity)
+HISTORY_BONUS_LIMIT = 2048  # the most a cutoff moves an entry
 
 @kernel
 def attacked_by(pos, color, rules):
@@ -83,27 +84,26 @@ def pick(mlist, scores, idx, start, n):
 
 
 @kernel
+def history_update(history, us, origin, target, bonus):
+    """Move a history entry by `bonus`, pulled back towards zero in proportion to its size
+    (gravity), so that it stays within +-HISTORY_LIMIT."""
+    old = history[us, origin, target]
+    history[us, origin, target] = old + bonus - old * abs(bonus) // HISTORY_LIMIT
+
+
+@kernel
 def record_cutoff(stack, idx, mlist, i, move, depth, ply, killers, history):
     """A quiet move, the i-th searched at stack[idx], cut off: it becomes the ply's first
-    killer, its history rises by depth squared, and the quiet moves ordered before it
-    (searched, or passed over by late-move pruning) fall by as much, since they did not;
-    a side's table is halved when an entry it touched passes +-HISTORY_LIMIT."""
+    killer, its history rises by a bonus growing with depth squared, and the quiet moves
+    ordered before it (searched, or passed over by late-move pruning) fall by as much, since
+    they did not; each entry moves less the larger it already is (gravity)."""
     us = np.int64(stack[idx, P_SIDE])
     if killers[ply, 0] != move:
         killers[ply, 1] = killers[ply, 0]
         killers[ply, 0] = move
-    origin = move & 63
-    target = (move >> 6) & 63
-    history[us, origin, target] += depth * depth
-    overflow = history[us, origin, target] > HISTORY_LIMIT
+    bonus = min(8 * depth * depth, HISTORY_BONUS_LIMIT)
+    history_update(history, us, move & 63, (move >> 6) & 63, bonus)
     for j in range(i):
         earlier = np.int64(mlist[idx, j])
         if not earlier & CAPTURE_FLAG:
-            earlier_origin = earlier & 63
-            earlier_target = (earlier >> 6) & 63
-            history[us, earlier_origin, earlier_target] -= depth * depth
-            overflow = overflow or history[us, earlier_origin, earlier_target] < -HISTORY_LIMIT
-    if overflow:
-        for a in range(64):
-            for b in range(64):
-                history[us, a, b] //= 2
+            history_update(history, us, earlier & 63, (earlier >> 6) & 63, -bonus)

@@ -1,9 +1,13 @@
 """Move ordering: the order in which a node's moves are searched.
 
 The transposition table's move first, then captures by most valuable victim and least
-valuable attacker, promotions, offers (under compulsory capture a move to a square the
-opponent attacks forces the reply), the two killers of the ply, and the rest by history.
-`record_cutoff` keeps the killers and history up to date when a quiet move cuts off.
+valuable attacker corrected by their own history, promotions, offers (under compulsory
+capture a move to a square the opponent attacks forces the reply), the two killers of the
+ply, and the rest by history.  `record_cutoff` and `record_capture_cutoff` keep the killers
+and histories up to date when a move cuts off.
+
+The history table is int32[4, 64, 64] by side and origin and target square: tables 0 and 1
+(White, Black) score quiet moves, tables 2 and 3 (CAPTURES + side) captures.
 """
 
 from __future__ import annotations
@@ -25,6 +29,10 @@ FIRST_KILLER_SCORE = 90000
 SECOND_KILLER_SCORE = 89000  # offers and the first killer score above
 HISTORY_LIMIT = 8192  # history entries stay within +-this (gravity)
 HISTORY_BONUS_LIMIT = 2048  # the most a cutoff moves an entry
+HISTORY_SHAPE = (4, 64, 64)  # quiet moves by side, then captures by side (module docstring)
+CAPTURES = 2  # the first capture table
+MVV_LVA_WEIGHT = 32  # a capture scores this times (10 x victim value - attacker) ...
+CAPTURE_HISTORY_DIVISOR = 4  # ... plus its history entry divided by this
 
 @kernel
 def attacked_by(pos, color, rules):
@@ -52,7 +60,8 @@ def order_moves(stack, idx, mlist, scores, n, tt_move, killers, history, ply, ru
         if move & CAPTURE_FLAG:
             victim = piece_type_at(pos, them, target)
             attacker = piece_type_at(pos, us, origin)
-            value = CAPTURE_SCORE + 10 * (MVV[victim] if victim >= 0 else 1) - attacker
+            value = (CAPTURE_SCORE + MVV_LVA_WEIGHT * (10 * (MVV[victim] if victim >= 0 else 1) - attacker)
+                     + history[CAPTURES + us, origin, target] // CAPTURE_HISTORY_DIVISOR)
         elif (move >> 12) & 7:
             value = PROMOTION_SCORE + ((move >> 12) & 7)
         elif offers & (ONE << np.uint64(target)):
@@ -94,9 +103,9 @@ def history_update(history, us, origin, target, bonus):
 @kernel
 def record_cutoff(stack, idx, mlist, i, move, depth, ply, killers, history):
     """A quiet move, the i-th searched at stack[idx], cut off: it becomes the ply's first
-    killer, its history rises by a bonus growing with depth squared, and the quiet moves
-    ordered before it (searched, or passed over by late-move pruning) fall by as much, since
-    they did not; each entry moves less the larger it already is (gravity)."""
+    killer, its history rises by a bonus growing with depth squared, and the moves ordered
+    before it (searched, or passed over by late-move pruning) fall by as much in their own
+    tables, since they did not; each entry moves less the larger it already is (gravity)."""
     us = np.int64(stack[idx, P_SIDE])
     if killers[ply, 0] != move:
         killers[ply, 1] = killers[ply, 0]
@@ -105,5 +114,18 @@ def record_cutoff(stack, idx, mlist, i, move, depth, ply, killers, history):
     history_update(history, us, move & 63, (move >> 6) & 63, bonus)
     for j in range(i):
         earlier = np.int64(mlist[idx, j])
-        if not earlier & CAPTURE_FLAG:
-            history_update(history, us, earlier & 63, (earlier >> 6) & 63, -bonus)
+        table = CAPTURES + us if earlier & CAPTURE_FLAG else us
+        history_update(history, table, earlier & 63, (earlier >> 6) & 63, -bonus)
+
+
+@kernel
+def record_capture_cutoff(stack, idx, mlist, i, move, depth, history):
+    """A capture, the i-th searched at stack[idx], cut off: its capture history rises by the
+    bonus of `record_cutoff` and the captures ordered before it fall by as much."""
+    us = np.int64(stack[idx, P_SIDE])
+    bonus = min(8 * depth * depth, HISTORY_BONUS_LIMIT)
+    history_update(history, CAPTURES + us, move & 63, (move >> 6) & 63, bonus)
+    for j in range(i):
+        earlier = np.int64(mlist[idx, j])
+        if earlier & CAPTURE_FLAG:
+            history_update(history, CAPTURES + us, earlier & 63, (earlier >> 6) & 63, -bonus)

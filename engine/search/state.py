@@ -24,6 +24,7 @@ import numpy as np
 
 from ..jit.modes import kernel, native
 from ..rules.bitboards import MAX_MOVES
+from .ordering import HISTORY_SHAPE
 from .tt import TranspositionTable
 
 MAX_PLY = 100  # plies from the root a search reaches at most (arrays are sized by it)
@@ -55,7 +56,7 @@ class SearchArrays(NamedTuple):
     """One search thread's arrays (the table is shared between threads).
 
     scores int32[rows, MAX_MOVES]: move-ordering scores by stack row; killers
-    int32[MAX_PLY, 2]; history int32[2, 64, 64]; correction int32[2, CORRECTION_SIZE]: the
+    int32[MAX_PLY, 2]; history int32[4, 64, 64] (engine.search.ordering); correction int32[2, CORRECTION_SIZE]: the
     static score's learnt error by side to move and pawn structure; pv int32[MAX_PLY, MAX_PLY] and pv_length
     int64[MAX_PLY]: the principal variation of each ply; state and control (above);
     excluded int32[MAX_MOVES]: root moves not to search (0 = empty slot); tables: the
@@ -91,7 +92,7 @@ class ThreadArrays:
     def __init__(self):
         self.state = own_cache_lines(STATE_SIZE)
         self.killers = np.zeros((MAX_PLY, 2), dtype=np.int32)
-        self.history = np.zeros((2, 64, 64), dtype=np.int32)
+        self.history = np.zeros(HISTORY_SHAPE, dtype=np.int32)
         self.correction = np.zeros((2, CORRECTION_SIZE), dtype=np.int32)
         self.pv = np.zeros((MAX_PLY, MAX_PLY), dtype=np.int32)
         self.pv_length = np.zeros(MAX_PLY, dtype=np.int64)

@@ -101,6 +101,13 @@ def history_update(history, us, origin, target, bonus):
 
 
 @kernel
+def history_bonus(depth):
+    """What a cut-off at `depth` moves a history entry: 8 x depth squared, at most
+    HISTORY_BONUS_LIMIT."""
+    return min(8 * depth * depth, HISTORY_BONUS_LIMIT)
+
+
+@kernel
 def record_cutoff(stack, idx, mlist, i, move, depth, ply, killers, history):
     """A quiet move, the i-th searched at stack[idx], cut off: it becomes the ply's first
     killer, its history rises by a bonus growing with depth squared, and the moves ordered
@@ -110,7 +117,7 @@ def record_cutoff(stack, idx, mlist, i, move, depth, ply, killers, history):
     if killers[ply, 0] != move:
         killers[ply, 1] = killers[ply, 0]
         killers[ply, 0] = move
-    bonus = min(8 * depth * depth, HISTORY_BONUS_LIMIT)
+    bonus = history_bonus(depth)
     history_update(history, us, move & 63, (move >> 6) & 63, bonus)
     for j in range(i):
         earlier = np.int64(mlist[idx, j])
@@ -123,7 +130,7 @@ def record_capture_cutoff(stack, idx, mlist, i, move, depth, history):
     """A capture, the i-th searched at stack[idx], cut off: its capture history rises by the
     bonus of `record_cutoff` and the captures ordered before it fall by as much."""
     us = np.int64(stack[idx, P_SIDE])
-    bonus = min(8 * depth * depth, HISTORY_BONUS_LIMIT)
+    bonus = history_bonus(depth)
     history_update(history, CAPTURES + us, move & 63, (move >> 6) & 63, bonus)
     for j in range(i):
         earlier = np.int64(mlist[idx, j])

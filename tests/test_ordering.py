@@ -1,5 +1,5 @@
 """Killers and histories after a cut-off (engine.search.ordering.record_cutoff and
-record_capture_cutoff): the move that cut off rises in its table (quiet or capture), the
+record_history): the move that cut off rises in its table (quiet or capture), the
 moves searched before it fall in theirs, later moves and the other side's tables are left
 alone, each update is pulled back in proportion to the entry (gravity), no entry passes
 +-HISTORY_LIMIT however often it is updated, and order_moves lets a capture's history
@@ -12,7 +12,7 @@ import numpy as np
 from engine import Game
 from engine.rules.bitboards import CAPTURE_FLAG, MAX_MOVES
 from engine.search.ordering import (CAPTURES, HISTORY_BONUS_LIMIT, HISTORY_LIMIT, HISTORY_SHAPE, history_update,
-                                    order_moves, record_capture_cutoff, record_cutoff)
+                                    order_moves, record_cutoff, record_history)
 from engine.search.state import MAX_PLY
 
 # Chess after 1.e4 d5 2.Nc3 Nf6: White may take on d5 with the pawn or the knight.
@@ -28,14 +28,13 @@ def _entry(history, side, code):
 
 
 def _cutoff(game, codes, cut, depth, ply, killers, history):
-    """record_cutoff (record_capture_cutoff for a capture) with `codes` as the node's move
+    """record_cutoff (record_history for a capture) with `codes` as the node's move
     list, the cut-th of them cutting off."""
     with game.kernel_rows(MAX_PLY + 4) as (stack, mlist, idx, rules):
         for i, code in enumerate(codes):
             mlist[idx, i] = code
         if codes[cut] & CAPTURE_FLAG:
-            record_capture_cutoff(stack, np.int64(idx), mlist, np.int64(cut), np.int64(codes[cut]),
-                                  np.int64(depth), history)
+            record_history(stack, np.int64(idx), mlist, np.int64(cut), np.int64(codes[cut]), np.int64(depth), history)
         else:
             record_cutoff(stack, np.int64(idx), mlist, np.int64(cut), np.int64(codes[cut]), np.int64(depth),
                           np.int64(ply), killers, history)

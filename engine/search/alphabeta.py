@@ -25,7 +25,7 @@ from ..rules.status import RESULT_DRAW, drawn_by_rule, game_status, is_repetitio
 from ..tablebase.indexing import INVALID as TABLE_INVALID
 from ..tablebase.indexing import table_code
 from . import tt
-from .ordering import SECOND_KILLER_SCORE, order_moves, pick, record_capture_cutoff, record_cutoff
+from .ordering import SECOND_KILLER_SCORE, order_moves, pick, record_cutoff, record_history
 from .scores import INFINITY, MATE, MATE_BOUND
 from .state import CORRECTION_BITS, MAX_PLY, STATE_BEST_MOVE, STATE_NODES, STATE_ROOT_DEPTH, STATE_ROOT_DONE, STATE_SELDEPTH, STATE_STOPPED, STATE_TBHITS, should_stop
 from .static import count_moves_and_captures, evaluate, evaluate_losing, pseudo_legal_is_legal
@@ -334,7 +334,7 @@ def negamax(stack, idx, depth, alpha, beta, ply, rules, mlist, s):
                 if value >= beta:
                     if not quiescent:
                         if is_capture:
-                            record_capture_cutoff(stack, idx, mlist, i, move, depth, s.history)
+                            record_history(stack, idx, mlist, i, move, depth, s.history)
                         else:
                             record_cutoff(stack, idx, mlist, i, move, depth, ply, s.killers, s.history)
                     break

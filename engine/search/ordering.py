@@ -3,8 +3,8 @@
 The transposition table's move first, then captures by most valuable victim and least
 valuable attacker corrected by their own history, promotions, offers (under compulsory
 capture a move to a square the opponent attacks forces the reply), the two killers of the
-ply, and the rest by history.  `record_cutoff` and `record_capture_cutoff` keep the killers
-and histories up to date when a move cuts off.
+ply, and the rest by history.  `record_history` (every cut-off) and `record_cutoff` (a quiet
+one's killers too) keep the killers and histories up to date.
 
 The history table is int32[4, 64, 64] by side and origin and target square: tables 0 and 1
 (White, Black) score quiet moves, tables 2 and 3 (CAPTURES + side) captures.
@@ -108,31 +108,29 @@ def history_bonus(depth):
 
 
 @kernel
-def record_cutoff(stack, idx, mlist, i, move, depth, ply, killers, history):
-    """A quiet move, the i-th searched at stack[idx], cut off: it becomes the ply's first
-    killer, its history rises by a bonus growing with depth squared, and the moves ordered
-    before it (searched, or passed over by late-move pruning) fall by as much in their own
-    tables, since they did not; each entry moves less the larger it already is (gravity)."""
+def record_history(stack, idx, mlist, i, move, depth, history):
+    """The i-th move searched at stack[idx] cut off: its entry (quiet or capture table)
+    rises by `history_bonus(depth)`, and the moves ordered before it (searched, or passed
+    over by late-move pruning) fall by as much in their own tables, since they did not;
+    after a capture's cut-off only the captures before it fall.  Each entry moves less the
+    larger it already is (gravity)."""
     us = np.int64(stack[idx, P_SIDE])
-    if killers[ply, 0] != move:
-        killers[ply, 1] = killers[ply, 0]
-        killers[ply, 0] = move
+    capture = (move & CAPTURE_FLAG) != 0
     bonus = history_bonus(depth)
-    history_update(history, us, move & 63, (move >> 6) & 63, bonus)
-    for j in range(i):
-        earlier = np.int64(mlist[idx, j])
-        table = CAPTURES + us if earlier & CAPTURE_FLAG else us
-        history_update(history, table, earlier & 63, (earlier >> 6) & 63, -bonus)
-
-
-@kernel
-def record_capture_cutoff(stack, idx, mlist, i, move, depth, history):
-    """A capture, the i-th searched at stack[idx], cut off: its capture history rises by the
-    bonus of `record_cutoff` and the captures ordered before it fall by as much."""
-    us = np.int64(stack[idx, P_SIDE])
-    bonus = history_bonus(depth)
-    history_update(history, CAPTURES + us, move & 63, (move >> 6) & 63, bonus)
+    history_update(history, CAPTURES + us if capture else us, move & 63, (move >> 6) & 63, bonus)
     for j in range(i):
         earlier = np.int64(mlist[idx, j])
         if earlier & CAPTURE_FLAG:
             history_update(history, CAPTURES + us, earlier & 63, (earlier >> 6) & 63, -bonus)
+        elif not capture:
+            history_update(history, us, earlier & 63, (earlier >> 6) & 63, -bonus)
+
+
+@kernel
+def record_cutoff(stack, idx, mlist, i, move, depth, ply, killers, history):
+    """A quiet move, the i-th searched at stack[idx], cut off: it becomes the ply's first
+    killer and the histories move as `record_history` says."""
+    if killers[ply, 0] != move:
+        killers[ply, 1] = killers[ply, 0]
+        killers[ply, 0] = move
+    record_history(stack, idx, mlist, i, move, depth, history)

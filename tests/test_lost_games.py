@@ -145,3 +145,20 @@ def test_the_logistic_fit_bears_scores_far_beyond_its_smallest_scale():
     assert lost_games.logistic_loss(pairs, 10.0) > 0.0
     assert 10.0 <= lost_games.fitted_scale(pairs) <= 5000.0
     assert lost_games.sigmoid(-1000.0) == 0.0 and lost_games.sigmoid(1000.0) == 1.0
+
+
+_spec_turning = importlib.util.spec_from_file_location("turning_points", ROOT / "tools" / "turning_points.py")
+turning_points = importlib.util.module_from_spec(_spec_turning)
+_spec_turning.loader.exec_module(turning_points)
+
+
+def test_turning_positions_give_the_position_before_our_last_move_ahead_of_the_turn(tmp_path):
+    path = tmp_path / "match.pgn"
+    path.write_text(MATCH)
+    found = list(turning_points.turning_positions(str(path), "ours", 2.0))
+    assert len(found) == 1  # the game ours won has no turning point
+    board, move, ply = found[0]
+    assert ply == 4  # the opponent's +2.50 after 2... c6
+    assert move.uci() == "f1b5"  # our last move before it, 2. Bxb5
+    assert board.fen().startswith("rnbqkbnr/p1pppppp/8/1p6/8/4P3/PPPP1PPP/RNBQKBNR w")
+    assert board.uci_variant == "antichess"

@@ -241,6 +241,20 @@ def calibrated_turns(path: str, us: str, scales: dict[str, float], chance: float
     return rows
 
 
+def turning_point(game, us: str, threshold: float):
+    """(ply, the node of our last scored move before it or None, the opponent's node) where
+    the opponent's score first reached `threshold` pawns in `game`; None if it never did."""
+    last_ours = None
+    for ply, ours, node, match in scored_moves(game, us):
+        if not match:
+            continue
+        if ours:
+            last_ours = node
+        elif value_of(match) >= threshold:
+            return ply, last_ours, node
+    return None
+
+
 def lost_game_rows(path: str, us: str, threshold: float) -> list[dict]:
     """One row per game `us` lost: plies, pieces and scores at the turning points."""
     rows = []
@@ -248,23 +262,22 @@ def lost_game_rows(path: str, us: str, threshold: float) -> list[dict]:
         if our_result(game, us) != "L":
             continue
         row = {"plies": 0, "turn": None, "pieces": None, "ours_before": None, "their_win": None, "our_loss": None}
-        last_ours = None
+        turn = turning_point(game, us, threshold)
+        if turn is not None:
+            row["turn"], ours_node, theirs_node = turn
+            row["pieces"] = len(theirs_node.board().piece_map())
+            if ours_node is not None:
+                row["ours_before"] = value_of(SCORE.match(ours_node.comment.strip()))
         for ply, ours, node, match in scored_moves(game, us):
             row["plies"] = ply
             if not match:
                 continue
-            mate = match.group(2) == "M"
             value = value_of(match)
             if ours:
-                last_ours = value
                 if row["our_loss"] is None and value <= -250:
                     row["our_loss"] = ply  # a mate score or our proven-loss score
-            else:
-                if row["turn"] is None and value >= threshold:
-                    row["turn"], row["ours_before"] = ply, last_ours
-                    row["pieces"] = len(node.board().piece_map())
-                if row["their_win"] is None and mate and value > 0:
-                    row["their_win"] = ply
+            elif row["their_win"] is None and match.group(2) == "M" and value > 0:
+                row["their_win"] = ply
         rows.append(row)
     return rows
 

@@ -28,7 +28,7 @@ import chess
 import chess.engine
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from lost_games import our_result, read_games, scored_moves, value_of  # noqa: E402
+from lost_games import our_result, read_games, turning_point  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 MATE_CAP = 1000  # centipawns a mate score counts as in the medians
@@ -39,16 +39,10 @@ def turning_positions(path: str, us: str, threshold: float):
     for game in read_games(path):
         if our_result(game, us) != "L":
             continue
-        last_ours = None
-        for ply, ours, node, match in scored_moves(game, us):
-            if not match:
-                continue
-            if ours:
-                last_ours = node
-            elif value_of(match) >= threshold:
-                if last_ours is not None:
-                    yield last_ours.parent.board(), last_ours.move, ply
-                break
+        turn = turning_point(game, us, threshold)
+        if turn is not None and turn[1] is not None:
+            ply, ours, _ = turn
+            yield ours.parent.board(), ours.move, ply
 
 
 def searched(engine, board, seconds):
